@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+double ref_sum(const float *x, size_t n, double *abs_sum)
+{
+    /* double has 29 more mantissa bits than float: the reference error is
+       far below any bound a float reduction is held to */
+    double s = 0.0, a = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        s += x[i];
+        a += fabs((double)x[i]);
+    }
+    if (abs_sum) *abs_sum = a;
+    return s;
+}
+
+void ref_softmax_row(const float *x, size_t cols, int is_log, double *y)
+{
+    double m = -INFINITY;
+    for (size_t j = 0; j < cols; j++)
+        if (x[j] > m) m = x[j];
+    if (m == -INFINITY) { /* all -inf: 0/0, as PyTorch gives */
+        for (size_t j = 0; j < cols; j++) y[j] = NAN;
+        return;
+    }
+    double s = 0.0;
+    for (size_t j = 0; j < cols; j++) s += exp((double)x[j] - m);
+    if (is_log) {
+        double ls = log(s);
+        for (size_t j = 0; j < cols; j++) y[j] = ((double)x[j] - m) - ls;
+    } else {
+        for (size_t j = 0; j < cols; j++) y[j] = exp((double)x[j] - m) / s;
+    }
+}
+
+static size_t ceil_log2(size_t n)
+{
+    size_t k = 0;
+    while (((size_t)1 << k) < n) k++;
+    return k;
+}
+
+size_t sum_chain_bound(size_t n, int sm_count)
+{
+    size_t warps = (size_t)(sm_count > 0 ? sm_count : 1) * 32;
+    return 64 + (n + warps - 1) / warps;
+}
+
+size_t row_chain_bound(size_t cols) { return 64 + (cols + 31) / 32; }
+
+double sum_error_bound(size_t k, size_t n, double abs_sum)
+{
+    return 2.0 * (double)(k + ceil_log2(n)) * U_F32 * abs_sum;
+}
+
+static check_result passed(void)
+{
+    check_result r = {1, 0, 0.0, 0.0, 0.0, 0.0, "value"};
+    return r;
+}
+
+/* Records element i into r; returns 0 when it is out of bound. `!(err <= b)`
+   is written so that a NaN error fails. */
+static int judge(check_result *r, size_t i, double expected, double actual, double bound,
+                 const char *what)
+{
+    double err = fabs(actual - expected);
+    if (err > r->max_err && isfinite(expected)) r->max_err = err;
+    if (!(err <= bound)) {
+        if (r->ok) {
+            r->ok = 0;
+            r->index = i;
+            r->expected = expected;
+            r->actual = actual;
+            r->bound = bound;
+            r->what = what;
+        }
+        return 0;
+    }
+    return 1;
+}
+
+check_result check_sums_against(const float *gpu, const double *ref, const double *abs_sum,
+                                size_t count, size_t len, size_t k)
+{
+    check_result r = passed();
+    for (size_t i = 0; i < count; i++)
+        judge(&r, i, ref[i], gpu[i], sum_error_bound(k, len, abs_sum[i]), "value");
+    return r;
+}
+
+check_result check_sum(float gpu, const float *x, size_t n, size_t k)
+{
+    double abs_sum;
+    double ref = ref_sum(x, n, &abs_sum);
+    return check_sums_against(&gpu, &ref, &abs_sum, 1, n, k);
+}
+
+check_result check_rowsum(const float *gpu, const float *x, size_t rows, size_t cols, size_t k)
+{
+    check_result r = passed();
+    for (size_t i = 0; i < rows; i++) {
+        double abs_sum;
+        double ref = ref_sum(x + i * cols, cols, &abs_sum);
+        judge(&r, i, ref, gpu[i], sum_error_bound(k, cols, abs_sum), "value");
+    }
+    return r;
+}
+
+check_result check_softmax_against(const float *gpu, const double *ref, size_t rows, size_t cols,
+                                   int is_log, int half_out)
+{
+    check_result r = passed();
+    const double u = half_out ? U_F16 : U_F32;
+    for (size_t i = 0; i < rows; i++) {
+        const double *rr = ref + i * cols;
+        const float *yr = gpu + i * cols;
+        double row_sum = 0.0;
+        for (size_t j = 0; j < cols; j++) {
+            size_t at = i * cols + j;
+            double e = rr[j], a = yr[j];
+            if (isnan(e)) { /* documented: an all -inf row is NaN */
+                if (!isnan(a)) judge(&r, at, e, a, 0.0, "value");
+                continue;
+            }
+            if (isinf(e)) { /* log-softmax of a -inf entry: exactly -inf */
+                if (a != e) judge(&r, at, e, a, 0.0, "value");
+                continue;
+            }
+            double bound;
+            if (half_out)
+                bound = is_log ? 1e-3 * fmax(1.0, fabs(e)) : 1e-3 * fabs(e) + 1e-7;
+            else
+                bound = is_log ? 1e-5 * fmax(1.0, fabs(e)) : 1e-6 + 1e-5 * fabs(e);
+            judge(&r, at, e, a, bound, "value");
+            row_sum += a;
+        }
+        if (!is_log && !isnan(rr[0]) && r.ok) {
+            double bound = (double)cols * 4.0 * u;
+            if (!(fabs(row_sum - 1.0) <= bound)) {
+                r.ok = 0;
+                r.index = i;
+                r.expected = 1.0;
+                r.actual = row_sum;
+                r.bound = bound;
+                r.what = "row sum";
+            }
+        }
+    }
+    return r;
+}
+
+check_result check_softmax(const float *gpu, const float *x, size_t rows, size_t cols,
+                           int is_log, int half_out)
+{
+    double *ref = malloc(rows * cols * sizeof *ref);
+    if (!ref) {
+        fprintf(stderr, "error: out of host memory for a %zux%zu reference\n", rows, cols);
+        exit(3);
+    }
+    for (size_t i = 0; i < rows; i++) ref_softmax_row(x + i * cols, cols, is_log, ref + i * cols);
+    check_result r = check_softmax_against(gpu, ref, rows, cols, is_log, half_out);
+    free(ref);
+    return r;
+}
+
+check_result check_exact(const float *gpu, const double *expected, size_t count)
+{
+    check_result r = passed();
+    for (size_t i = 0; i < count; i++)
+        judge(&r, i, expected[i], gpu[i], 0.0, "value");
+    return r;
+}
+
+void format_check_failure(const check_result *r, char *buf, size_t len)
+{
+    if (r->ok) {
+        snprintf(buf, len, "ok (max |err| %.3g)", r->max_err);
+        return;
+    }
+    snprintf(buf, len, "first bad %s at index %zu: expected %.9g, got %.9g (|err| %.3g > bound %.3g)",
+             r->what, r->index, r->expected, r->actual, fabs(r->actual - r->expected), r->bound);
+}

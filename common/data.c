@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+#include "data.h"
+
+#include <math.h>
+#include <string.h>
+
+uint64_t rng_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+void fill_uniform(float *x, size_t n, float lo, float hi, uint64_t seed)
+{
+    uint64_t s = seed;
+    const float scale = (hi - lo) / 16777216.0f; /* 2^24 steps */
+    for (size_t i = 0; i < n; i++)
+        x[i] = lo + (float)(rng_next(&s) >> 40) * scale;
+}
+
+void fill_small_ints(float *x, size_t n, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)((int)(rng_next(&s) % 17) - 8);
+}
+
+void fill_one_hot(float *x, size_t n, size_t pos)
+{
+    memset(x, 0, n * sizeof *x);
+    if (pos < n) x[pos] = 1.0f;
+}
+
+uint16_t float_to_half(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint32_t sign = (u >> 16) & 0x8000u;
+    uint32_t exp = (u >> 23) & 0xFFu;
+    uint32_t man = u & 0x7FFFFFu;
+    if (exp == 0xFF) /* inf or NaN (keep NaN quiet and non-zero) */
+        return (uint16_t)(sign | 0x7C00u | (man ? 0x200u | (man >> 13) : 0));
+    int e = (int)exp - 127 + 15;
+    if (e >= 31) return (uint16_t)(sign | 0x7C00u); /* overflow to inf */
+    if (e <= 0) {                                    /* subnormal half or zero */
+        if (e < -10) return (uint16_t)sign;
+        man |= 0x800000u;
+        int shift = 14 - e;
+        uint32_t half_man = man >> shift;
+        uint32_t rem = man & ((1u << shift) - 1);
+        uint32_t halfway = 1u << (shift - 1);
+        if (rem > halfway || (rem == halfway && (half_man & 1))) half_man++;
+        return (uint16_t)(sign | half_man);
+    }
+    uint32_t h = sign | ((uint32_t)e << 10) | (man >> 13);
+    uint32_t rem = man & 0x1FFFu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++; /* carry may reach inf: correct */
+    return (uint16_t)h;
+}
+
+float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1Fu;
+    uint32_t man = h & 0x3FFu;
+    uint32_t u;
+    if (exp == 0x1F) {
+        u = sign | 0x7F800000u | (man << 13);
+    } else if (exp == 0) {
+        if (man == 0) {
+            u = sign;
+        } else { /* subnormal: value = man * 2^-24 */
+            float f = (float)man * 5.9604644775390625e-8f;
+            return sign ? -f : f;
+        }
+    } else {
+        u = sign | ((exp - 15 + 127) << 23) | (man << 13);
+    }
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+void round_to_half(float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) x[i] = half_to_float(float_to_half(x[i]));
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* device.h: what the driver needs to know about the GPU. */
+#ifndef DEVICE_H
+#define DEVICE_H
+
+#include <stddef.h>
+
+typedef struct {
+    int id;
+    char name[256];          /* commas removed: it goes into CSV */
+    int sm_count;
+    size_t l2_bytes;
+    size_t total_mem;
+    int cc_major, cc_minor;
+    int runtime_version, driver_version; /* 13000 = 13.0 */
+    int coop_launch;         /* cudaDevAttrCooperativeLaunch */
+    double peak_gbps;        /* theoretical: 2 x memory clock x bus width; reported, never the ceiling */
+} device_info;
+
+/* Opens device 0 and fills *d. Returns 0, or EXIT_CUDA (3) with a one-line
+   reason and what to do in err: no device, no driver, or a CUDA error. */
+int device_open(device_info *d, char *err, size_t err_len);
+
+/* Free device memory in bytes (cudaMemGetInfo); 0 if the query fails. */
+size_t device_free_bytes(void);
+
+#endif /* DEVICE_H */

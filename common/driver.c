@@ -1,0 +1,632 @@
+/* SPDX-License-Identifier: MIT */
+/* driver.c: the one program every stage runs (DESIGN.md "The program contract").
+ *
+ * For each shape: one seeded input and its double reference, computed once;
+ * the ceiling (read stream or copy) and CUB measured at the same shape; then
+ * every selected variant is checked (input uploaded afresh, output poisoned
+ * with NaN, scratch zeroed) and, if it passed, timed with CUDA events, an L2
+ * flush before every repetition so no repetition reads from cache.
+ */
+#include "stage.h"
+#include "baselines.h"
+#include "check.h"
+#include "cli.h"
+#include "common.h"
+#include "data.h"
+#include "device.h"
+#include "report.h"
+#include "timing.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Default shapes: 2^28 floats (1 GiB) for full sums, far beyond any L2; a
+   [65536, 1024] matrix (2^26 elements) for row operations. */
+#define DEFAULT_SUM_N ((size_t)1 << 28)
+#define DEFAULT_ROWS ((size_t)65536)
+#define DEFAULT_COLS ((size_t)1024)
+
+typedef enum { GROUP_SUM, GROUP_ROWSUM, GROUP_SOFTMAX } group_kind;
+
+typedef struct {
+    group_kind kind;
+    size_t rows, cols;
+    int is_default;      /* the size was not given: shrink it to fit */
+} shape_t;
+
+typedef struct {
+    const stage_t *stage;
+    const options_t *o;
+    const char *prog;
+    device_info dev;
+    cudaStream_t s;
+    int selected[256];   /* per variant of the stage: picked by --variant/--op/--dtype */
+    int exit_code;
+    /* the L2 flush run before every timed repetition */
+    void *d_flush;
+    size_t flush_bytes;
+    uint32_t *d_flush_xor;
+    /* buffers of the current shape */
+    void *d_in, *d_out, *d_ws;
+    uint32_t *d_xor;
+    size_t ws_bytes;
+} run_t;
+
+static group_kind group_of(op_kind op)
+{
+    return op == OP_SUM ? GROUP_SUM : op == OP_ROWSUM ? GROUP_ROWSUM : GROUP_SOFTMAX;
+}
+
+static size_t out_count(op_kind op, size_t rows, size_t cols)
+{
+    return op == OP_SUM ? 1 : op == OP_ROWSUM ? rows : rows * cols;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Device buffers of one shape                                               */
+
+static size_t shape_ws_bytes(const run_t *r, const shape_t *sh)
+{
+    size_t ws = 0;
+    for (size_t i = 0; i < r->stage->n_variants; i++) {
+        const variant_t *v = &r->stage->variants[i];
+        if (!r->selected[i] || group_of(v->op) != sh->kind || !v->supports(sh->rows, sh->cols)) continue;
+        size_t b = v->workspace_bytes ? v->workspace_bytes(sh->rows, sh->cols) : 0;
+        if (b > ws) ws = b;
+    }
+    for (size_t i = 0; i < stage_baselines.n_variants; i++) {
+        const variant_t *v = &stage_baselines.variants[i];
+        if (group_of(v->op) != sh->kind || !v->supports(sh->rows, sh->cols)) continue;
+        size_t b = v->workspace_bytes(sh->rows, sh->cols);
+        if (b > ws) ws = b;
+    }
+    return ws;
+}
+
+/* Device bytes a shape needs beyond the flush buffer (f32, the widest type). */
+static size_t shape_device_bytes(const run_t *r, const shape_t *sh)
+{
+    size_t elems = sh->rows * sh->cols;
+    return elems * 4 + 256 + out_count(sh->kind == GROUP_SUM ? OP_SUM : sh->kind == GROUP_ROWSUM ? OP_ROWSUM
+                                                                                               : OP_SOFTMAX,
+                                       sh->rows, sh->cols) * 4 + 256 +
+           shape_ws_bytes(r, sh) + read_stream_blocks(elems * 4) * 4 + 256;
+}
+
+static void free_shape(run_t *r)
+{
+    cudaFree(r->d_in);
+    cudaFree(r->d_out);
+    cudaFree(r->d_ws);
+    cudaFree(r->d_xor);
+    r->d_in = r->d_out = r->d_ws = NULL;
+    r->d_xor = NULL;
+}
+
+/* Host and device memory a shape's check needs, with 10% left for the context. */
+static int shape_fits(const run_t *r, const shape_t *sh, size_t free_b)
+{
+    return shape_device_bytes(r, sh) <= free_b / 10 * 9;
+}
+
+/* ------------------------------------------------------------------------- */
+/* One shape's input and reference, computed once and shared by its variants */
+
+typedef struct {
+    float *h_x;          /* the input as the GPU sees it, widened to float */
+    uint16_t *h_x16;     /* the same values as half (softmax shapes) */
+    double *ref;         /* sums: per output; softmax: rows*cols */
+    double *ref_log;     /* log-softmax reference (softmax shapes) */
+    double *abs_sum;     /* sums: sum |x| per output */
+    float *h_out;        /* one output, widened */
+    uint16_t *h_out16;
+} host_data;
+
+static void host_free(host_data *h)
+{
+    free(h->h_x); free(h->h_x16); free(h->ref); free(h->ref_log);
+    free(h->abs_sum); free(h->h_out); free(h->h_out16);
+    memset(h, 0, sizeof *h);
+}
+
+static void host_prepare(const run_t *r, const shape_t *sh, host_data *h, int need_log, int need_soft)
+{
+    size_t elems = sh->rows * sh->cols;
+    uint64_t seed = r->o->seed * 0x100000001B3ULL ^ (sh->rows * 1000003u + sh->cols);
+    h->h_x = xmalloc(elems * sizeof *h->h_x);
+    if (sh->kind == GROUP_SOFTMAX) {
+        /* values every half holds exactly, so f32 and f16 variants share one
+           reference; [-5, 5) spans exp() from 4.5e-5 to 1 of the maximum */
+        fill_uniform(h->h_x, elems, -5.0f, 5.0f, seed);
+        round_to_half(h->h_x, elems);
+        h->h_x16 = xmalloc(elems * sizeof *h->h_x16);
+        for (size_t i = 0; i < elems; i++) h->h_x16[i] = float_to_half(h->h_x[i]);
+        if (need_soft) {
+            h->ref = xmalloc(elems * sizeof *h->ref);
+            for (size_t i = 0; i < sh->rows; i++)
+                ref_softmax_row(h->h_x + i * sh->cols, sh->cols, 0, h->ref + i * sh->cols);
+        }
+        if (need_log) {
+            h->ref_log = xmalloc(elems * sizeof *h->ref_log);
+            for (size_t i = 0; i < sh->rows; i++)
+                ref_softmax_row(h->h_x + i * sh->cols, sh->cols, 1, h->ref_log + i * sh->cols);
+        }
+        h->h_out = xmalloc(elems * sizeof *h->h_out);
+        h->h_out16 = xmalloc(elems * sizeof *h->h_out16);
+    } else {
+        fill_uniform(h->h_x, elems, -1.0f, 1.0f, seed);
+        size_t outs = sh->kind == GROUP_SUM ? 1 : sh->rows;
+        size_t len = sh->kind == GROUP_SUM ? elems : sh->cols;
+        h->ref = xmalloc(outs * sizeof *h->ref);
+        h->abs_sum = xmalloc(outs * sizeof *h->abs_sum);
+        for (size_t i = 0; i < outs; i++) h->ref[i] = ref_sum(h->h_x + i * len, len, &h->abs_sum[i]);
+        h->h_out = xmalloc(outs * sizeof *h->h_out);
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* Checking one variant                                                      */
+
+static void upload_input(const run_t *r, const host_data *h, const shape_t *sh, dtype dt)
+{
+    size_t elems = sh->rows * sh->cols;
+    if (dt == DT_F16) CHECK_CUDA(cudaMemcpy(r->d_in, h->h_x16, elems * 2, cudaMemcpyHostToDevice));
+    else CHECK_CUDA(cudaMemcpy(r->d_in, h->h_x, elems * 4, cudaMemcpyHostToDevice));
+}
+
+/* What happened to a launch: ran, skipped (the GPU lacks a feature), or a
+   CUDA error, which ends the program with exit 3. */
+typedef enum { LAUNCH_OK, LAUNCH_SKIPPED } launch_outcome;
+
+static launch_outcome handle_launch_error(run_t *r, const char *stage, const variant_t *v, cudaError_t e)
+{
+    if (e == cudaSuccess) return LAUNCH_OK;
+    if (e == cudaErrorNotSupported || e == cudaErrorCooperativeLaunchTooLarge) {
+        (void)cudaGetLastError(); /* not sticky: clear it and go on */
+        if (r->o->variant) {
+            fprintf(stderr, "error: variant %s cannot run on %s: %s (%s); choose another variant\n",
+                    v->name, r->dev.name, cudaGetErrorString(e),
+                    r->dev.coop_launch ? "cooperative grid too large" : "no cooperative launch on this GPU");
+            exit(EXIT_CUDA);
+        }
+        printf("%-24s skipped: %s on this GPU\n", v->name, cudaGetErrorString(e));
+        return LAUNCH_SKIPPED;
+    }
+    fprintf(stderr, "error: %s/%s failed: CUDA %s (%s); a kernel fault leaves the GPU unusable: "
+                    "find it with `make sanitize`\n",
+            stage, v->name, cudaGetErrorName(e), cudaGetErrorString(e));
+    exit(EXIT_CUDA);
+}
+
+/* Launches v once on the uploaded input and checks every output. */
+static launch_outcome check_variant(run_t *r, const char *stage, const variant_t *v, const shape_t *sh,
+                                    host_data *h, check_result *res)
+{
+    size_t outs = out_count(v->op, sh->rows, sh->cols);
+    size_t out_bytes = outs * dtype_bytes(v->out_type);
+    upload_input(r, h, sh, v->in_type);
+    CHECK_CUDA(cudaMemset(r->d_out, 0xFF, out_bytes)); /* all-ones bits: NaN in f32 and f16 */
+    if (r->ws_bytes) CHECK_CUDA(cudaMemset(r->d_ws, 0, r->ws_bytes));
+    cudaError_t e = v->launch(r->d_in, r->d_out, sh->rows, sh->cols, r->d_ws, r->s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(r->s);
+    if (handle_launch_error(r, stage, v, e) == LAUNCH_SKIPPED) return LAUNCH_SKIPPED;
+    if (v->out_type == DT_F16) {
+        CHECK_CUDA(cudaMemcpy(h->h_out16, r->d_out, out_bytes, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < outs; i++) h->h_out[i] = half_to_float(h->h_out16[i]);
+    } else {
+        CHECK_CUDA(cudaMemcpy(h->h_out, r->d_out, out_bytes, cudaMemcpyDeviceToHost));
+    }
+    if (v->op == OP_SUM)
+        *res = check_sums_against(h->h_out, h->ref, h->abs_sum, 1, sh->cols,
+                                  sum_chain_bound(sh->cols, r->dev.sm_count));
+    else if (v->op == OP_ROWSUM)
+        *res = check_sums_against(h->h_out, h->ref, h->abs_sum, sh->rows, sh->cols, row_chain_bound(sh->cols));
+    else
+        *res = check_softmax_against(h->h_out, v->op == OP_LOGSOFTMAX ? h->ref_log : h->ref, sh->rows,
+                                     sh->cols, v->op == OP_LOGSOFTMAX, v->out_type == DT_F16);
+    return LAUNCH_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Timing                                                                    */
+
+typedef struct {
+    const variant_t *v;
+    const run_t *r;
+    const shape_t *sh;
+} launch_ctx;
+
+static cudaError_t rep_variant(void *p, cudaStream_t s)
+{
+    launch_ctx *c = p;
+    return c->v->launch(c->r->d_in, c->r->d_out, c->sh->rows, c->sh->cols, c->r->d_ws, s);
+}
+
+/* Reading 3x the L2 size with plain loads replaces every cached line, dirty
+   output lines included, so the timed launch after it starts cold. */
+static cudaError_t flush_l2(void *p, cudaStream_t s)
+{
+    run_t *r = p;
+    return read_stream_launch(r->d_flush, r->flush_bytes, r->d_flush_xor, s);
+}
+
+typedef struct {
+    const run_t *r;
+    size_t bytes;
+    int copy;
+} ceiling_ctx;
+
+static cudaError_t rep_ceiling(void *p, cudaStream_t s)
+{
+    ceiling_ctx *c = p;
+    if (c->copy) return copy_launch(c->r->d_in, c->r->d_out, c->bytes, s);
+    return read_stream_launch(c->r->d_in, c->bytes, c->r->d_xor, s);
+}
+
+static void time_or_die(run_t *r, rep_fn fn, void *ctx, const char *what, timing_t *t)
+{
+    cudaError_t e = time_reps(fn, ctx, flush_l2, r, r->o->warmup, r->o->iters, r->s, t);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "error: timing %s failed: CUDA %s (%s); find a kernel fault with `make sanitize`\n",
+                what, cudaGetErrorName(e), cudaGetErrorString(e));
+        exit(EXIT_CUDA);
+    }
+}
+
+static void emit(run_t *r, result_row *row)
+{
+    table_row(stdout, row);
+    if (r->o->csv && csv_append(r->o->csv, &r->dev, row) != 0) {
+        fprintf(stderr, "error: --csv %s: cannot write: %s\n", r->o->csv, strerror(errno));
+        exit(EXIT_USAGE);
+    }
+}
+
+static void fill_row(result_row *row, const char *stage, const char *variant, op_kind op, dtype dt,
+                     const shape_t *sh, size_t bytes)
+{
+    memset(row, 0, sizeof *row);
+    snprintf(row->stage, sizeof row->stage, "%s", stage);
+    snprintf(row->variant, sizeof row->variant, "%s", variant);
+    row->op = op;
+    row->dt = dt;
+    row->rows = sh->rows;
+    row->cols = sh->cols;
+    row->bytes = bytes;
+}
+
+/* Measures the ceiling of one dtype at a shape: the read stream for
+   reductions, the device-to-device copy for softmax. Each is checked: the
+   XOR of every word read, or the copied bytes. Returns its GB/s. */
+static double measure_ceiling(run_t *r, const shape_t *sh, dtype dt, op_kind op, host_data *h)
+{
+    size_t elems = sh->rows * sh->cols;
+    size_t in_bytes = elems * dtype_bytes(dt);
+    int copy = sh->kind == GROUP_SOFTMAX;
+    ceiling_ctx c = {r, in_bytes, copy};
+    upload_input(r, h, sh, dt);
+    CHECK_CUDA(rep_ceiling(&c, r->s));
+    CHECK_CUDA(cudaStreamSynchronize(r->s));
+    const unsigned char *src = dt == DT_F16 ? (const void *)h->h_x16 : (const void *)h->h_x;
+    int ok;
+    if (copy) {
+        unsigned char *back = xmalloc(in_bytes);
+        CHECK_CUDA(cudaMemcpy(back, r->d_out, in_bytes, cudaMemcpyDeviceToHost));
+        ok = memcmp(back, src, in_bytes) == 0;
+        free(back);
+    } else {
+        size_t nb = read_stream_blocks(in_bytes);
+        uint32_t *blk = xmalloc(nb * sizeof *blk), got = 0, want = 0;
+        CHECK_CUDA(cudaMemcpy(blk, r->d_xor, nb * sizeof *blk, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < nb; i++) got ^= blk[i];
+        for (size_t i = 0; i < in_bytes / 4; i++) {
+            uint32_t w;
+            memcpy(&w, src + 4 * i, 4);
+            want ^= w;
+        }
+        ok = got == want;
+        free(blk);
+    }
+    timing_t t;
+    time_or_die(r, rep_ceiling, &c, copy ? "the copy ceiling" : "the read ceiling", &t);
+    result_row row;
+    fill_row(&row, "baseline", copy ? "copy" : "read_stream", op, dt, sh, copy ? 2 * in_bytes : in_bytes);
+    row.median_us = t.median_us;
+    row.min_us = t.min_us;
+    row.gbps = gbps_of(row.bytes, t.median_us);
+    row.ceiling_gbps = row.gbps;
+    row.pct_of_ceiling = 100.0;
+    row.timed = 1;
+    row.ok = ok;
+    emit(r, &row);
+    if (!ok) {
+        fprintf(stderr, "error: the %s ceiling moved the wrong bytes: the GPU or driver is faulty\n",
+                copy ? "copy" : "read");
+        exit(EXIT_CUDA);
+    }
+    return row.gbps;
+}
+
+/* Checks and (unless --check-only, or the check failed) times one variant;
+   prints and records its row. Returns its median in us, or 0 if not timed. */
+static double run_variant(run_t *r, const char *stage, const variant_t *v, const shape_t *sh, host_data *h,
+                          double ceiling, double cub_us)
+{
+    check_result res;
+    if (check_variant(r, stage, v, sh, h, &res) == LAUNCH_SKIPPED) return 0.0;
+    result_row row;
+    fill_row(&row, stage, v->name, v->op, v->in_type, sh, op_bytes(v->op, v->in_type, v->out_type, sh->rows, sh->cols));
+    row.ok = res.ok;
+    row.max_err = res.max_err;
+    if (res.ok && !r->o->check_only) {
+        launch_ctx c = {v, r, sh};
+        if (r->ws_bytes) CHECK_CUDA(cudaMemset(r->d_ws, 0, r->ws_bytes));
+        timing_t t;
+        time_or_die(r, rep_variant, &c, v->name, &t);
+        row.timed = 1;
+        row.median_us = t.median_us;
+        row.min_us = t.min_us;
+        row.gbps = gbps_of(row.bytes, t.median_us);
+        row.ceiling_gbps = ceiling;
+        row.pct_of_ceiling = ceiling > 0 ? 100.0 * row.gbps / ceiling : 0.0;
+        row.vs_cub = cub_us > 0 ? cub_us / t.median_us : 0.0;
+    }
+    emit(r, &row);
+    if (!res.ok) {
+        char msg[256], shape[48];
+        format_check_failure(&res, msg, sizeof msg);
+        format_shape(v->op, sh->rows, sh->cols, shape, sizeof shape);
+        printf("  FAIL %s/%s (%s %s, %s): %s; not timed\n", stage, v->name, op_name(v->op),
+               dtype_name(v->in_type), shape, msg);
+        r->exit_code = EXIT_CHECK_FAIL;
+        return 0.0;
+    }
+    return row.timed ? row.median_us : 0.0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* One shape: reference, ceilings, CUB, variants                              */
+
+static const variant_t *cub_for(op_kind op, dtype dt, const shape_t *sh)
+{
+    for (size_t i = 0; i < stage_baselines.n_variants; i++) {
+        const variant_t *v = &stage_baselines.variants[i];
+        if (v->op == op && v->in_type == dt && v->supports(sh->rows, sh->cols)) return v;
+    }
+    return NULL;
+}
+
+static void run_shape(run_t *r, const shape_t *sh)
+{
+    const stage_t *st = r->stage;
+    int is_baseline_stage = st == &stage_baselines;
+    size_t runnable = 0;
+    int has_op[4] = {0}, has_dt[2] = {0};
+    for (size_t i = 0; i < st->n_variants; i++) {
+        const variant_t *v = &st->variants[i];
+        if (!r->selected[i] || group_of(v->op) != sh->kind) continue;
+        if (!v->supports(sh->rows, sh->cols)) {
+            char shape[48];
+            format_shape(v->op, sh->rows, sh->cols, shape, sizeof shape);
+            if (r->o->variant) {
+                fprintf(stderr, "error: --variant %s does not handle %s %s (see its limits with --list)\n",
+                        v->name, op_name(v->op), shape);
+                exit(EXIT_USAGE);
+            }
+            printf("%-24s %-10s %-5s %-16s skipped: shape outside this variant's limits\n", v->name,
+                   op_name(v->op), dtype_name(v->in_type), shape);
+            continue;
+        }
+        runnable++;
+        has_op[v->op] = 1;
+        has_dt[v->in_type] = 1;
+    }
+    if (runnable == 0) return;
+
+    size_t need = shape_device_bytes(r, sh);
+    CHECK_CUDA(cudaMalloc(&r->d_in, sh->rows * sh->cols * 4 + 256));
+    CHECK_CUDA(cudaMalloc(&r->d_out, out_count(sh->kind == GROUP_SOFTMAX ? OP_SOFTMAX : sh->kind == GROUP_ROWSUM ? OP_ROWSUM : OP_SUM,
+                                               sh->rows, sh->cols) * 4 + 256));
+    r->ws_bytes = shape_ws_bytes(r, sh);
+    CHECK_CUDA(cudaMalloc(&r->d_ws, r->ws_bytes ? r->ws_bytes : 1));
+    CHECK_CUDA(cudaMalloc((void **)&r->d_xor, read_stream_blocks(sh->rows * sh->cols * 4) * 4 + 256));
+    (void)need;
+
+    host_data h;
+    memset(&h, 0, sizeof h);
+    host_prepare(r, sh, &h, has_op[OP_LOGSOFTMAX], has_op[OP_SOFTMAX]);
+
+    static const dtype dts[2] = {DT_F32, DT_F16};
+    static const op_kind ops[4] = {OP_SUM, OP_ROWSUM, OP_SOFTMAX, OP_LOGSOFTMAX};
+    for (int d = 0; d < 2; d++) {
+        if (!has_dt[dts[d]]) continue;
+        double ceiling = 0.0;
+        for (int k = 0; k < 4; k++) {
+            op_kind op = ops[k];
+            if (!has_op[op]) continue;
+            int any = 0;
+            for (size_t i = 0; i < st->n_variants; i++) {
+                const variant_t *v = &st->variants[i];
+                if (r->selected[i] && v->op == op && v->in_type == dts[d] && v->supports(sh->rows, sh->cols)) any = 1;
+            }
+            if (!any) continue;
+            if (!r->o->check_only && ceiling == 0.0) ceiling = measure_ceiling(r, sh, dts[d], op, &h);
+            double cub_us = 0.0;
+            const variant_t *cub = cub_for(op, dts[d], sh);
+            if (cub && !is_baseline_stage && !r->o->check_only)
+                cub_us = run_variant(r, "baseline", cub, sh, &h, ceiling, 0.0);
+            for (size_t i = 0; i < st->n_variants; i++) {
+                const variant_t *v = &st->variants[i];
+                if (!r->selected[i] || v->op != op || v->in_type != dts[d] || !v->supports(sh->rows, sh->cols))
+                    continue;
+                run_variant(r, st->dir, v, sh, &h, ceiling, cub_us);
+            }
+        }
+    }
+    host_free(&h);
+    free_shape(r);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Selection, shapes, main                                                   */
+
+static void list_variants(const stage_t *st)
+{
+    printf("%s: %s\n", st->dir, st->title);
+    for (size_t i = 0; i < st->n_variants; i++) {
+        const variant_t *v = &st->variants[i];
+        printf("  %-24s %-10s %s->%s  %s\n", v->name, op_name(v->op), dtype_name(v->in_type),
+               dtype_name(v->out_type), v->idea);
+    }
+}
+
+static int select_variants(run_t *r)
+{
+    const stage_t *st = r->stage;
+    const options_t *o = r->o;
+    int named = 0, picked = 0;
+    if (st->n_variants > ARRAY_LEN(r->selected)) {
+        fprintf(stderr, "error: %s has more than %zu variants\n", st->dir, ARRAY_LEN(r->selected));
+        return EXIT_USAGE;
+    }
+    for (size_t i = 0; i < st->n_variants; i++) {
+        const variant_t *v = &st->variants[i];
+        int name_ok = !o->variant || strcmp(o->variant, v->name) == 0;
+        named |= name_ok;
+        int ok = name_ok && (!o->have_op || v->op == o->op) && (!o->have_dtype || v->in_type == o->dt);
+        r->selected[i] = ok;
+        picked += ok;
+    }
+    if (!named) {
+        fprintf(stderr, "error: --variant %s: no such variant in %s; choose one of:", o->variant, st->dir);
+        for (size_t i = 0; i < st->n_variants; i++)
+            if (i == 0 || strcmp(st->variants[i].name, st->variants[i - 1].name) != 0)
+                fprintf(stderr, " %s", st->variants[i].name);
+        fprintf(stderr, " all\n");
+        return EXIT_USAGE;
+    }
+    if (!picked) {
+        fprintf(stderr, "error: no variant of %s matches --op/--dtype; see --list\n", st->dir);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+int stage_main(const stage_t *stage, int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *prog = argc > 0 ? argv[0] : stage->dir;
+    options_t o;
+    char err[512];
+    if (parse_options(argc, argv, &o, err, sizeof err) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (o.help) { print_usage(prog); return EXIT_ALL_OK; }
+    if (o.list) { list_variants(stage); return EXIT_ALL_OK; }
+
+    run_t r;
+    memset(&r, 0, sizeof r);
+    r.stage = stage;
+    r.o = &o;
+    r.prog = prog;
+    int rc = select_variants(&r);
+    if (rc) return rc;
+
+    /* which groups the selection covers */
+    int want[3] = {0};
+    for (size_t i = 0; i < stage->n_variants; i++)
+        if (r.selected[i]) want[group_of(stage->variants[i].op)] = 1;
+
+    shape_t shapes[2 * CLI_MAX_SIZES + 3];
+    size_t n_shapes = 0;
+    if (o.n_count) {
+        if (!want[GROUP_SUM]) {
+            fprintf(stderr, "error: -n sizes a full sum, but the selected variants of %s are row operations; "
+                            "use --rows R --cols C\n", stage->dir);
+            return EXIT_USAGE;
+        }
+        for (size_t i = 0; i < o.n_count; i++) shapes[n_shapes++] = (shape_t){GROUP_SUM, 1, o.n[i], 0};
+    } else if (o.cols_count) {
+        if (!want[GROUP_ROWSUM] && !want[GROUP_SOFTMAX]) {
+            fprintf(stderr, "error: --rows/--cols size a matrix, but the selected variants of %s are full sums; "
+                            "use -n N\n", stage->dir);
+            return EXIT_USAGE;
+        }
+        for (size_t i = 0; i < o.cols_count; i++) {
+            size_t rows = o.rows ? o.rows : CLI_DEFAULT_ELEMS / o.cols[i];
+            if (rows == 0) rows = 1;
+            for (int g = GROUP_ROWSUM; g <= GROUP_SOFTMAX; g++)
+                if (want[g]) shapes[n_shapes++] = (shape_t){(group_kind)g, rows, o.cols[i], 0};
+        }
+    } else {
+        if (want[GROUP_SUM]) shapes[n_shapes++] = (shape_t){GROUP_SUM, 1, DEFAULT_SUM_N, 1};
+        for (int g = GROUP_ROWSUM; g <= GROUP_SOFTMAX; g++)
+            if (want[g]) shapes[n_shapes++] = (shape_t){(group_kind)g, DEFAULT_ROWS, DEFAULT_COLS, 1};
+    }
+
+    /* a CSV that cannot be written is a usage error, found before any GPU work */
+    if (o.csv) {
+        FILE *f = fopen(o.csv, "a");
+        if (!f) {
+            fprintf(stderr, "error: --csv %s: cannot open for appending: %s\n", o.csv, strerror(errno));
+            return EXIT_USAGE;
+        }
+        fclose(f);
+    }
+
+    if ((rc = device_open(&r.dev, err, sizeof err)) != 0) {
+        fprintf(stderr, "error: %s\n", err);
+        return rc;
+    }
+    CHECK_CUDA(cudaStreamCreateWithFlags(&r.s, cudaStreamNonBlocking));
+    if (!o.check_only) {
+        /* 3x L2 of plain reads evicts every line; at least 16 MiB */
+        r.flush_bytes = r.dev.l2_bytes * 3;
+        if (r.flush_bytes < ((size_t)16 << 20)) r.flush_bytes = (size_t)16 << 20;
+        CHECK_CUDA(cudaMalloc(&r.d_flush, r.flush_bytes));
+        CHECK_CUDA(cudaMemset(r.d_flush, 0, r.flush_bytes));
+        CHECK_CUDA(cudaMalloc((void **)&r.d_flush_xor, read_stream_blocks(r.flush_bytes) * 4));
+    }
+
+    printf("%s: %s\nGPU: %s (sm_%d%d, %d SMs, %zu MiB L2, %.0f GB/s theoretical), CUDA runtime %d.%d\n",
+           stage->dir, stage->title, r.dev.name, r.dev.cc_major, r.dev.cc_minor, r.dev.sm_count,
+           r.dev.l2_bytes >> 20, r.dev.peak_gbps, r.dev.runtime_version / 1000,
+           r.dev.runtime_version % 1000 / 10);
+
+    /* every shape must fit in device memory: a default one is halved until it
+       does; a given one that cannot is a usage error naming the flag */
+    size_t free_b = device_free_bytes();
+    for (size_t i = 0; i < n_shapes; i++) {
+        shape_t *sh = &shapes[i];
+        if (shape_fits(&r, sh, free_b)) continue;
+        if (sh->is_default) {
+            while (!shape_fits(&r, sh, free_b) && (sh->kind == GROUP_SUM ? sh->cols : sh->rows) > 1024) {
+                if (sh->kind == GROUP_SUM) sh->cols /= 2;
+                else sh->rows /= 2;
+            }
+            printf("note: default size reduced to %s=%zu to fit in %zu MiB of free device memory\n",
+                   sh->kind == GROUP_SUM ? "n" : "rows", sh->kind == GROUP_SUM ? sh->cols : sh->rows,
+                   free_b >> 20);
+            continue;
+        }
+        fprintf(stderr, "error: %s %zu%s%s: needs %zu MiB of device memory, %zu MiB free on %s; "
+                        "choose a smaller size\n",
+                sh->kind == GROUP_SUM ? "-n" : "--rows", sh->kind == GROUP_SUM ? sh->cols : sh->rows,
+                sh->kind == GROUP_SUM ? "" : " --cols ", sh->kind == GROUP_SUM ? "" : "(see --cols)",
+                shape_device_bytes(&r, sh) >> 20, free_b >> 20, r.dev.name);
+        return EXIT_USAGE;
+    }
+
+    table_header(stdout);
+    for (size_t i = 0; i < n_shapes; i++) run_shape(&r, &shapes[i]);
+
+    cudaFree(r.d_flush);
+    cudaFree(r.d_flush_xor);
+    cudaStreamDestroy(r.s);
+    if (r.exit_code == EXIT_CHECK_FAIL) printf("result: a check FAILED (exit 1)\n");
+    return r.exit_code;
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "suites.h"
+
+static void test_reference_sum_and_abs_sum_of_hand_values(void)
+{
+    float x[] = {-1.0f, 2.0f, -3.0f, 0.5f};
+    double a;
+    CU_ASSERT_DOUBLE_EQUAL(ref_sum(x, 4, &a), -1.5, 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(a, 6.5, 0.0);
+}
+
+static void test_reference_softmax_of_hand_values(void)
+{
+    float x[2] = {0.0f, (float)log(3.0)};
+    double y[2], l[2];
+    ref_softmax_row(x, 2, 0, y);
+    ref_softmax_row(x, 2, 1, l);
+    /* exp(0) : exp(ln 3) = 1 : 3 (x[1] is ln 3 rounded to float) */
+    CU_ASSERT_DOUBLE_EQUAL(y[0], 0.25, 1e-7);
+    CU_ASSERT_DOUBLE_EQUAL(y[1], 0.75, 1e-7);
+    CU_ASSERT_DOUBLE_EQUAL(l[0], log(0.25), 1e-7);
+    CU_ASSERT_DOUBLE_EQUAL(l[1], log(0.75), 1e-7);
+}
+
+static void test_reference_softmax_is_stable_at_large_magnitudes(void)
+{
+    float x[3] = {1e4f, 1e4f, -1e4f};
+    double y[3];
+    ref_softmax_row(x, 3, 0, y);
+    CU_ASSERT_DOUBLE_EQUAL(y[0], 0.5, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(y[1], 0.5, 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(y[2], 0.0, 1e-300);
+}
+
+static void test_reference_softmax_of_minus_inf(void)
+{
+    float x[3] = {-INFINITY, 0.0f, -INFINITY}, all[2] = {-INFINITY, -INFINITY};
+    double y[3], l[3], n[2];
+    ref_softmax_row(x, 3, 0, y);
+    ref_softmax_row(x, 3, 1, l);
+    CU_ASSERT_EQUAL(y[0], 0.0);
+    CU_ASSERT_EQUAL(y[1], 1.0);
+    CU_ASSERT(isinf(l[0]) && l[0] < 0);
+    CU_ASSERT_EQUAL(l[1], 0.0);
+    ref_softmax_row(all, 2, 0, n); /* documented: a row of all -inf is NaN */
+    CU_ASSERT(isnan(n[0]) && isnan(n[1]));
+}
+
+static void test_sum_bound_follows_the_formula(void)
+{
+    /* 2 (k + ceil(log2 n)) u sum|x|: k = 10, n = 1000 -> log2 rounds up to 10 */
+    CU_ASSERT_DOUBLE_EQUAL(sum_error_bound(10, 1000, 3.0), 2.0 * 20 * U_F32 * 3.0, 1e-20);
+    CU_ASSERT_DOUBLE_EQUAL(sum_error_bound(0, 1, 1.0), 0.0, 0.0);
+    CU_ASSERT_EQUAL(sum_chain_bound(132 * 32 * 100, 132), 164);
+    CU_ASSERT_EQUAL(row_chain_bound(32), 65);
+}
+
+static void test_check_sum_catches_a_dropped_or_doubled_element(void)
+{
+    enum { N = 1000 };
+    float x[N];
+    for (int i = 0; i < N; i++) x[i] = 1.0f;
+    size_t k = sum_chain_bound(N, 1);
+    CU_ASSERT_TRUE(check_sum(1000.0f, x, N, k).ok);
+    CU_ASSERT_FALSE(check_sum(999.0f, x, N, k).ok);  /* one dropped */
+    CU_ASSERT_FALSE(check_sum(1001.0f, x, N, k).ok); /* one counted twice */
+    CU_ASSERT_FALSE(check_sum(NAN, x, N, k).ok);     /* unwritten (poisoned) */
+    CU_ASSERT_FALSE(check_sum(INFINITY, x, N, k).ok);
+}
+
+static void test_check_sum_accepts_float_rounding_of_random_data(void)
+{
+    enum { N = 1 << 16 };
+    float *x = malloc(N * sizeof *x);
+    for (int i = 0; i < N; i++) x[i] = (float)((i * 2654435761u) % 1000) / 997.0f - 0.5f;
+    float seq = 0.0f; /* the worst chain: one thread, n - 1 sequential adds */
+    for (int i = 0; i < N; i++) seq += x[i];
+    CU_ASSERT_TRUE(check_sum(seq, x, N, N).ok);
+    free(x);
+}
+
+static void test_check_rowsum_reports_the_first_bad_row(void)
+{
+    float x[3 * 4] = {1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
+    float good[3] = {4, 8, 12}, bad[3] = {4, 8, 9};
+    CU_ASSERT_TRUE(check_rowsum(good, x, 3, 4, row_chain_bound(4)).ok);
+    check_result r = check_rowsum(bad, x, 3, 4, row_chain_bound(4));
+    CU_ASSERT_FALSE(r.ok);
+    CU_ASSERT_EQUAL(r.index, 2);
+    CU_ASSERT_DOUBLE_EQUAL(r.expected, 12.0, 0.0);
+    CU_ASSERT_DOUBLE_EQUAL(r.actual, 9.0, 0.0);
+}
+
+static void test_check_softmax_tolerances_f32_and_f16(void)
+{
+    float x[4] = {0.0f, 1.0f, 2.0f, 3.0f};
+    double ref[4];
+    float y[4];
+    ref_softmax_row(x, 4, 0, ref);
+    for (int i = 0; i < 4; i++) y[i] = (float)ref[i];
+    CU_ASSERT_TRUE(check_softmax(y, x, 1, 4, 0, 0).ok);
+    y[3] = (float)(ref[3] * (1 + 2e-5) + 2e-6); /* past 1e-6 + 1e-5 |ref| */
+    CU_ASSERT_FALSE(check_softmax(y, x, 1, 4, 0, 0).ok);
+    CU_ASSERT_TRUE(check_softmax(y, x, 1, 4, 0, 1).ok); /* half: rtol 1e-3 */
+    y[3] = (float)(ref[3] * 1.002);
+    CU_ASSERT_FALSE(check_softmax(y, x, 1, 4, 0, 1).ok);
+    /* log-softmax: 1e-5 max(1, |ref|) absolute */
+    double l[4];
+    ref_softmax_row(x, 4, 1, l);
+    for (int i = 0; i < 4; i++) y[i] = (float)l[i];
+    CU_ASSERT_TRUE(check_softmax(y, x, 1, 4, 1, 0).ok);
+    y[0] = (float)(l[0] + 1e-5 * fabs(l[0]) * 1.5);
+    CU_ASSERT_FALSE(check_softmax(y, x, 1, 4, 1, 0).ok);
+}
+
+static void test_check_softmax_rows_must_sum_to_one(void)
+{
+    enum { C = 100 };
+    float x[C], y[C];
+    double ref[C];
+    for (int i = 0; i < C; i++) x[i] = 0.0f; /* every y = 0.01 */
+    ref_softmax_row(x, C, 0, ref);
+    /* each element high by 9e-7: inside 1e-6 + 1e-5 |ref|, but the row sums
+       to 1 + 9e-5, outside C * 4u = 2.4e-5 */
+    for (int i = 0; i < C; i++) y[i] = (float)(ref[i] + 9e-7);
+    check_result r = check_softmax(y, x, 1, C, 0, 0);
+    CU_ASSERT_FALSE(r.ok);
+    CU_ASSERT_STRING_EQUAL(r.what, "row sum");
+}
+
+static void test_check_softmax_special_values(void)
+{
+    float x[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    float y[4] = {NAN, NAN, NAN, NAN};
+    CU_ASSERT_TRUE(check_softmax(y, x, 1, 4, 0, 0).ok); /* all -inf: NaN is right */
+    y[2] = 0.25f;
+    CU_ASSERT_FALSE(check_softmax(y, x, 1, 4, 0, 0).ok);
+    float x2[2] = {-INFINITY, 1.0f}, l[2] = {-INFINITY, 0.0f};
+    CU_ASSERT_TRUE(check_softmax(l, x2, 1, 2, 1, 0).ok);
+    l[0] = -1e30f; /* must be exactly -inf */
+    CU_ASSERT_FALSE(check_softmax(l, x2, 1, 2, 1, 0).ok);
+    float y2[2] = {0.0f, NAN}; /* an unwritten (poisoned) element fails */
+    check_result r = check_softmax(y2, x2, 1, 2, 0, 0);
+    CU_ASSERT_FALSE(r.ok);
+    CU_ASSERT_EQUAL(r.index, 1);
+}
+
+static void test_check_exact_detects_one_ulp(void)
+{
+    float g[2] = {3.0f, nextafterf(5.0f, 6.0f)};
+    double e[2] = {3.0, 5.0};
+    check_result r = check_exact(g, e, 2);
+    CU_ASSERT_FALSE(r.ok);
+    CU_ASSERT_EQUAL(r.index, 1);
+    g[1] = 5.0f;
+    CU_ASSERT_TRUE(check_exact(g, e, 2).ok);
+}
+
+static void test_failure_message_names_index_expected_and_actual(void)
+{
+    check_result r = {0, 17, 4.0, 3.0, 0.5, 1.0, "value"};
+    char buf[256];
+    format_check_failure(&r, buf, sizeof buf);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "index 17"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "expected 4"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "got 3"));
+    CU_ASSERT_PTR_NULL(strchr(buf, '\n'));
+}
+
+CU_TestInfo check_tests[] = {
+    {"reference sum and abs sum of hand values", test_reference_sum_and_abs_sum_of_hand_values},
+    {"reference softmax of hand values", test_reference_softmax_of_hand_values},
+    {"reference softmax is stable at large magnitudes", test_reference_softmax_is_stable_at_large_magnitudes},
+    {"reference softmax of -inf entries and an all -inf row", test_reference_softmax_of_minus_inf},
+    {"sum bound follows 2 (k + ceil log2 n) u sum|x|", test_sum_bound_follows_the_formula},
+    {"check_sum catches a dropped or doubled element", test_check_sum_catches_a_dropped_or_doubled_element},
+    {"check_sum accepts float rounding of a sequential sum", test_check_sum_accepts_float_rounding_of_random_data},
+    {"check_rowsum reports the first bad row", test_check_rowsum_reports_the_first_bad_row},
+    {"check_softmax tolerances for f32, f16 and log", test_check_softmax_tolerances_f32_and_f16},
+    {"check_softmax rows must sum to one", test_check_softmax_rows_must_sum_to_one},
+    {"check_softmax special values: NaN rows, -inf, poison", test_check_softmax_special_values},
+    {"check_exact detects one ulp", test_check_exact_detects_one_ulp},
+    {"failure message names index, expected and actual", test_failure_message_names_index_expected_and_actual},
+    CU_TEST_INFO_NULL,
+};
