@@ -35,10 +35,10 @@ else
 endif
 
 INCLUDES := -Icommon -Ibaselines
-CFLAGS   := -std=c11 -O2 -Wall -Wextra -D_POSIX_C_SOURCE=200809L $(INCLUDES) -I$(CUDA_HOME)/include
+CFLAGS   := -std=c11 -O2 -pthread -Wall -Wextra -D_POSIX_C_SOURCE=200809L $(INCLUDES) -I$(CUDA_HOME)/include
 NVFLAGS  := -O3 -lineinfo -std=c++17 $(GENCODE) $(INCLUDES) -Xcompiler -Wall
 LDFLAGS  := $(GENCODE)
-LDLIBS   := -lm
+LDLIBS   := -lm -lpthread
 
 ifdef CUNIT_PREFIX
   CUNIT_CFLAGS := -I$(CUNIT_PREFIX)/include

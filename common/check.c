@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 #include "check.h"
+#include "parallel.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-double ref_sum(const float *x, size_t n, double *abs_sum)
+/* Large references and checks run on every core: chunks of at least this
+   many elements per thread. */
+#define PAR_CHUNK ((size_t)1 << 18)
+#define MAX_PARTS 64
+
+static double sum_serial(const float *x, size_t n, double *abs_sum)
 {
     /* double has 29 more mantissa bits than float: the reference error is
        far below any bound a float reduction is held to */
@@ -14,8 +20,77 @@ double ref_sum(const float *x, size_t n, double *abs_sum)
         s += x[i];
         a += fabs((double)x[i]);
     }
+    *abs_sum = a;
+    return s;
+}
+
+typedef struct {
+    const float *x;
+    double part_sum[MAX_PARTS], part_abs[MAX_PARTS];
+} ref_sum_ctx;
+
+static void ref_sum_range(void *p, size_t begin, size_t end, int part)
+{
+    ref_sum_ctx *c = p;
+    c->part_sum[part] = sum_serial(c->x + begin, end - begin, &c->part_abs[part]);
+}
+
+double ref_sum(const float *x, size_t n, double *abs_sum)
+{
+    ref_sum_ctx c;
+    c.x = x;
+    int parts = parallel_parts(n, PAR_CHUNK);
+    parallel_for(n, PAR_CHUNK, ref_sum_range, &c);
+    double s = 0.0, a = 0.0;
+    for (int i = 0; i < parts; i++) { /* in index order: the same on every run */
+        s += c.part_sum[i];
+        a += c.part_abs[i];
+    }
     if (abs_sum) *abs_sum = a;
     return s;
+}
+
+typedef struct {
+    const float *x;
+    size_t len;
+    double *ref, *abs_sum;
+} rows_ctx;
+
+static void row_sums_range(void *p, size_t begin, size_t end, int part)
+{
+    (void)part;
+    rows_ctx *c = p;
+    for (size_t r = begin; r < end; r++) c->ref[r] = sum_serial(c->x + r * c->len, c->len, &c->abs_sum[r]);
+}
+
+void ref_row_sums(const float *x, size_t rows, size_t cols, double *ref, double *abs_sum)
+{
+    if (rows == 1) {
+        ref[0] = ref_sum(x, cols, abs_sum);
+        return;
+    }
+    rows_ctx c = {x, cols, ref, abs_sum};
+    parallel_for(rows, PAR_CHUNK / cols + 1, row_sums_range, &c);
+}
+
+typedef struct {
+    const float *x;
+    size_t cols;
+    int is_log;
+    double *y;
+} softmax_ctx;
+
+static void softmax_range(void *p, size_t begin, size_t end, int part)
+{
+    (void)part;
+    softmax_ctx *c = p;
+    for (size_t r = begin; r < end; r++) ref_softmax_row(c->x + r * c->cols, c->cols, c->is_log, c->y + r * c->cols);
+}
+
+void ref_softmax_rows(const float *x, size_t rows, size_t cols, int is_log, double *y)
+{
+    softmax_ctx c = {x, cols, is_log, y};
+    parallel_for(rows, PAR_CHUNK / cols + 1, softmax_range, &c);
 }
 
 void ref_softmax_row(const float *x, size_t cols, int is_log, double *y)
@@ -84,12 +159,51 @@ static int judge(check_result *r, size_t i, double expected, double actual, doub
     return 1;
 }
 
+/* Merges per-chunk results in index order: the first failing chunk holds the
+   first failing index; max_err is the largest of all. */
+static check_result merge(const check_result *parts, int n)
+{
+    check_result r = parts[0];
+    for (int i = 1; i < n; i++) {
+        if (parts[i].max_err > r.max_err) r.max_err = parts[i].max_err;
+        if (r.ok && !parts[i].ok) {
+            double m = r.max_err;
+            r = parts[i];
+            r.max_err = m;
+        }
+    }
+    return r;
+}
+
+typedef struct {
+    const float *gpu;
+    const double *ref, *abs_sum;
+    size_t len, k;
+    check_result part[MAX_PARTS];
+} sums_check_ctx;
+
+static void sums_check_range(void *p, size_t begin, size_t end, int part)
+{
+    sums_check_ctx *c = p;
+    check_result r = passed();
+    for (size_t i = begin; i < end; i++)
+        judge(&r, i, c->ref[i], c->gpu[i], sum_error_bound(c->k, c->len, c->abs_sum[i]), "value");
+    c->part[part] = r;
+}
+
 check_result check_sums_against(const float *gpu, const double *ref, const double *abs_sum,
                                 size_t count, size_t len, size_t k)
 {
-    check_result r = passed();
-    for (size_t i = 0; i < count; i++)
-        judge(&r, i, ref[i], gpu[i], sum_error_bound(k, len, abs_sum[i]), "value");
+    sums_check_ctx *c = malloc(sizeof *c);
+    if (!c) {
+        fprintf(stderr, "error: out of host memory for a check\n");
+        exit(3);
+    }
+    c->gpu = gpu; c->ref = ref; c->abs_sum = abs_sum; c->len = len; c->k = k;
+    int parts = parallel_parts(count, PAR_CHUNK);
+    parallel_for(count, PAR_CHUNK, sums_check_range, c);
+    check_result r = merge(c->part, parts);
+    free(c);
     return r;
 }
 
@@ -111,12 +225,12 @@ check_result check_rowsum(const float *gpu, const float *x, size_t rows, size_t 
     return r;
 }
 
-check_result check_softmax_against(const float *gpu, const double *ref, size_t rows, size_t cols,
-                                   int is_log, int half_out)
+static check_result softmax_rows_check(const float *gpu, const double *ref, size_t r0, size_t r1, size_t cols,
+                                       int is_log, int half_out)
 {
     check_result r = passed();
     const double u = half_out ? U_F16 : U_F32;
-    for (size_t i = 0; i < rows; i++) {
+    for (size_t i = r0; i < r1; i++) {
         const double *rr = ref + i * cols;
         const float *yr = gpu + i * cols;
         double row_sum = 0.0;
@@ -154,6 +268,37 @@ check_result check_softmax_against(const float *gpu, const double *ref, size_t r
     return r;
 }
 
+typedef struct {
+    const float *gpu;
+    const double *ref;
+    size_t cols;
+    int is_log, half_out;
+    check_result part[MAX_PARTS];
+} softmax_check_ctx;
+
+static void softmax_check_range(void *p, size_t begin, size_t end, int part)
+{
+    softmax_check_ctx *c = p;
+    c->part[part] = softmax_rows_check(c->gpu, c->ref, begin, end, c->cols, c->is_log, c->half_out);
+}
+
+check_result check_softmax_against(const float *gpu, const double *ref, size_t rows, size_t cols,
+                                   int is_log, int half_out)
+{
+    softmax_check_ctx *c = malloc(sizeof *c);
+    if (!c) {
+        fprintf(stderr, "error: out of host memory for a check\n");
+        exit(3);
+    }
+    c->gpu = gpu; c->ref = ref; c->cols = cols; c->is_log = is_log; c->half_out = half_out;
+    size_t min_rows = PAR_CHUNK / cols + 1;
+    int parts = parallel_parts(rows, min_rows);
+    parallel_for(rows, min_rows, softmax_check_range, c);
+    check_result r = merge(c->part, parts);
+    free(c);
+    return r;
+}
+
 check_result check_softmax(const float *gpu, const float *x, size_t rows, size_t cols,
                            int is_log, int half_out)
 {
@@ -162,7 +307,7 @@ check_result check_softmax(const float *gpu, const float *x, size_t rows, size_t
         fprintf(stderr, "error: out of host memory for a %zux%zu reference\n", rows, cols);
         exit(3);
     }
-    for (size_t i = 0; i < rows; i++) ref_softmax_row(x + i * cols, cols, is_log, ref + i * cols);
+    ref_softmax_rows(x, rows, cols, is_log, ref);
     check_result r = check_softmax_against(gpu, ref, rows, cols, is_log, half_out);
     free(ref);
     return r;

@@ -28,6 +28,11 @@ double ref_sum(const float *x, size_t n, double *abs_sum);
    A row whose maximum is -inf gives NaN everywhere, as PyTorch does. */
 void ref_softmax_row(const float *x, size_t cols, int is_log, double *y);
 
+/* The same for every row of x[rows, cols], on all cores: row sums into
+   ref[rows] and abs_sum[rows]; softmax (or log-softmax) into y[rows*cols]. */
+void ref_row_sums(const float *x, size_t rows, size_t cols, double *ref, double *abs_sum);
+void ref_softmax_rows(const float *x, size_t rows, size_t cols, int is_log, double *y);
+
 /* k of DESIGN.md's bound: the longest chain of sequential adds in one thread
    that the checker allows. Full sums: 64 + n / (32 * sm_count), i.e. any
    variant that keeps at least one warp per SM busy. Row sums: each thread of

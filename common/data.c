@@ -1,30 +1,53 @@
 /* SPDX-License-Identifier: MIT */
 #include "data.h"
+#include "parallel.h"
 
 #include <math.h>
 #include <string.h>
 
-uint64_t rng_next(uint64_t *state)
+#define GOLDEN_GAMMA 0x9E3779B97F4A7C15ULL
+
+static uint64_t mix64(uint64_t z)
 {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
 }
 
+uint64_t rng_next(uint64_t *state) { return mix64(*state += GOLDEN_GAMMA); }
+
+/* The i-th output of splitmix64 is mix(seed + (i + 1) * gamma): any element
+   can be made on its own, so threads fill chunks and the data does not depend
+   on how many there are. */
+static uint64_t rng_at(uint64_t seed, size_t i) { return mix64(seed + (uint64_t)(i + 1) * GOLDEN_GAMMA); }
+
+typedef struct {
+    float *x;
+    float lo, scale;
+    uint64_t seed;
+    int ints;
+} fill_ctx;
+
+static void fill_range(void *p, size_t begin, size_t end, int part)
+{
+    (void)part;
+    fill_ctx *c = p;
+    for (size_t i = begin; i < end; i++) {
+        uint64_t r = rng_at(c->seed, i);
+        c->x[i] = c->ints ? (float)((int)(r % 17) - 8) : c->lo + (float)(r >> 40) * c->scale;
+    }
+}
+
 void fill_uniform(float *x, size_t n, float lo, float hi, uint64_t seed)
 {
-    uint64_t s = seed;
-    const float scale = (hi - lo) / 16777216.0f; /* 2^24 steps */
-    for (size_t i = 0; i < n; i++)
-        x[i] = lo + (float)(rng_next(&s) >> 40) * scale;
+    fill_ctx c = {x, lo, (hi - lo) / 16777216.0f /* 2^24 steps */, seed, 0};
+    parallel_for(n, (size_t)1 << 20, fill_range, &c);
 }
 
 void fill_small_ints(float *x, size_t n, uint64_t seed)
 {
-    uint64_t s = seed;
-    for (size_t i = 0; i < n; i++)
-        x[i] = (float)((int)(rng_next(&s) % 17) - 8);
+    fill_ctx c = {x, 0.0f, 0.0f, seed, 1};
+    parallel_for(n, (size_t)1 << 20, fill_range, &c);
 }
 
 void fill_one_hot(float *x, size_t n, size_t pos)
@@ -83,7 +106,37 @@ float half_to_float(uint16_t h)
     return f;
 }
 
+typedef struct {
+    float *f;
+    uint16_t *h;
+    int dir; /* 0: round f in place, 1: f -> h, 2: h -> f */
+} half_ctx;
+
+static void half_range(void *p, size_t begin, size_t end, int part)
+{
+    (void)part;
+    half_ctx *c = p;
+    for (size_t i = begin; i < end; i++) {
+        if (c->dir == 0) c->f[i] = half_to_float(float_to_half(c->f[i]));
+        else if (c->dir == 1) c->h[i] = float_to_half(c->f[i]);
+        else c->f[i] = half_to_float(c->h[i]);
+    }
+}
+
 void round_to_half(float *x, size_t n)
 {
-    for (size_t i = 0; i < n; i++) x[i] = half_to_float(float_to_half(x[i]));
+    half_ctx c = {x, NULL, 0};
+    parallel_for(n, (size_t)1 << 20, half_range, &c);
+}
+
+void floats_to_halves(const float *f, uint16_t *h, size_t n)
+{
+    half_ctx c = {(float *)f, h, 1};
+    parallel_for(n, (size_t)1 << 20, half_range, &c);
+}
+
+void halves_to_floats(const uint16_t *h, float *f, size_t n)
+{
+    half_ctx c = {f, (uint16_t *)h, 2};
+    parallel_for(n, (size_t)1 << 20, half_range, &c);
 }

@@ -10,7 +10,8 @@
    on every machine. */
 uint64_t rng_next(uint64_t *state);
 
-/* Uniform floats in [lo, hi) with 24 random mantissa bits. */
+/* Uniform floats in [lo, hi) with 24 random mantissa bits; element i depends
+   only on (seed, i), so the fill runs on every core and gives the same data. */
 void fill_uniform(float *x, size_t n, float lo, float hi, uint64_t seed);
 /* Small integers in [-8, 8]: every partial sum of a few million of them is
    exact in float (|sum| < 2^24), so a correct sum must match exactly. */
@@ -24,5 +25,8 @@ float half_to_float(uint16_t h);
 /* Rounds each value to the nearest half and back, so the host keeps exactly
    what a half input holds. */
 void round_to_half(float *x, size_t n);
+/* Whole arrays, converted in parallel. */
+void floats_to_halves(const float *f, uint16_t *h, size_t n);
+void halves_to_floats(const uint16_t *h, float *f, size_t n);
 
 #endif /* DATA_H */

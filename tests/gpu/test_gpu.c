@@ -15,6 +15,7 @@
 
 #include "baselines.h"
 #include "check.h"
+#include "common.h"
 #include "data.h"
 #include "stage.h"
 
@@ -532,11 +533,10 @@ int main(void)
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
-    unsigned ran = CU_get_number_of_tests_run(), tests = 0;
+    unsigned ran = CU_get_number_of_tests_run(), tests_failed = CU_get_number_of_tests_failed(), tests = 0;
     for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) tests += s->uiNumberOfTests;
     CU_cleanup_registry();
     if (have_gpu) clean_gpu();
-    printf("\ngpu: %u passed, %u failed, %u skipped\n", ran - CU_get_number_of_tests_failed(),
-           CU_get_number_of_tests_failed(), have_gpu ? 0 : tests);
+    printf("\ngpu: %u passed, %u failed, %u skipped\n", ran - tests_failed, tests_failed, have_gpu ? 0 : tests);
     return failed ? 1 : 0;
 }

@@ -173,7 +173,26 @@ static void test_failure_message_names_index_expected_and_actual(void)
     CU_ASSERT_PTR_NULL(strchr(buf, '\n'));
 }
 
+static void test_a_parallel_check_reports_the_first_bad_row(void)
+{
+    size_t rows = (size_t)1 << 20, cols = 4;
+    float *x = malloc(rows * cols * sizeof *x), *g = malloc(rows * sizeof *g);
+    double *ref = malloc(rows * sizeof *ref), *abs_sum = malloc(rows * sizeof *abs_sum);
+    for (size_t i = 0; i < rows * cols; i++) x[i] = (float)(i % 5);
+    ref_row_sums(x, rows, cols, ref, abs_sum);
+    for (size_t r = 0; r < rows; r++) g[r] = (float)ref[r];
+    CU_ASSERT_TRUE(check_sums_against(g, ref, abs_sum, rows, cols, 8).ok);
+    g[900001] += 1.0f; /* two bad rows in different threads' chunks */
+    g[700003] -= 1.0f;
+    check_result r = check_sums_against(g, ref, abs_sum, rows, cols, 8);
+    CU_ASSERT_FALSE(r.ok);
+    CU_ASSERT_EQUAL(r.index, 700003);
+    CU_ASSERT_DOUBLE_EQUAL(r.max_err, 1.0, 0.0);
+    free(x); free(g); free(ref); free(abs_sum);
+}
+
 CU_TestInfo check_tests[] = {
+    {"a parallel check reports the first bad row", test_a_parallel_check_reports_the_first_bad_row},
     {"reference sum and abs sum of hand values", test_reference_sum_and_abs_sum_of_hand_values},
     {"reference softmax of hand values", test_reference_softmax_of_hand_values},
     {"reference softmax is stable at large magnitudes", test_reference_softmax_is_stable_at_large_magnitudes},

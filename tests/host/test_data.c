@@ -93,7 +93,36 @@ static void test_round_to_half_keeps_what_a_half_holds(void)
     CU_ASSERT(isinf(x[2]));
 }
 
+static void test_a_parallel_fill_equals_the_serial_generator(void)
+{
+    size_t n = (size_t)1 << 21; /* several threads' worth */
+    float *x = malloc(n * sizeof *x);
+    fill_uniform(x, n, -1.0f, 1.0f, 9);
+    uint64_t s = 9;
+    int same = 1;
+    for (size_t i = 0; i < n; i++)
+        same &= x[i] == -1.0f + (float)(rng_next(&s) >> 40) * (2.0f / 16777216.0f);
+    CU_ASSERT(same);
+    free(x);
+}
+
+static void test_bulk_half_conversions_match_the_scalar_ones(void)
+{
+    size_t n = (size_t)1 << 21;
+    float *f = malloc(n * sizeof *f), *back = malloc(n * sizeof *back);
+    uint16_t *h = malloc(n * sizeof *h);
+    fill_uniform(f, n, -70000.0f, 70000.0f, 3);
+    floats_to_halves(f, h, n);
+    halves_to_floats(h, back, n);
+    int same = 1;
+    for (size_t i = 0; i < n; i++) same &= h[i] == float_to_half(f[i]) && back[i] == half_to_float(h[i]);
+    CU_ASSERT(same);
+    free(f); free(back); free(h);
+}
+
 CU_TestInfo data_tests[] = {
+    {"a parallel fill equals the serial generator", test_a_parallel_fill_equals_the_serial_generator},
+    {"bulk half conversions match the scalar ones", test_bulk_half_conversions_match_the_scalar_ones},
     {"uniform inputs are seeded and in range", test_uniform_is_seeded_and_in_range},
     {"small ints are integers from -8 to 8, all seen", test_small_ints_are_integers_from_minus_8_to_8_all_seen},
     {"one-hot has exactly one 1.0", test_one_hot_has_exactly_one_one},
