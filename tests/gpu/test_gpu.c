@@ -102,15 +102,19 @@ static int run_case(const entry *e, const void *h_in, size_t rows, size_t cols, 
         if (!err) err = v->launch(in, out, rows, cols, d_ws, stream);
         if (!err) err = cudaStreamSynchronize(stream);
     }
+    if (err == cudaErrorNotSupported || err == cudaErrorCooperativeLaunchTooLarge) {
+        /* a device feature this GPU lacks (cooperative launch): not testable here */
+        (void)cudaGetLastError();
+        static int said;
+        if (!said++) printf("\n  note: %s/%s skipped: %s on this GPU\n", e->stage->dir, v->name, cudaGetErrorString(err));
+        return -1;
+    }
     if (err) {
         FAIL_CASE("%s/%s %s rows=%zu cols=%zu: CUDA error %s", e->stage->dir, v->name, what, rows, cols,
                   cudaGetErrorString(err));
-        if (err != cudaErrorNotSupported) { /* a fault is sticky: stop here */
-            fprintf(stderr, "fatal: %s\n", cudaGetErrorString(err));
-            exit(1);
-        }
-        (void)cudaGetLastError();
-        return -1;
+        /* any other error may be a sticky fault that poisons every later case: stop here */
+        fprintf(stderr, "fatal: %s/%s: %s\n", e->stage->dir, v->name, cudaGetErrorString(err));
+        exit(1);
     }
     unsigned char *h = malloc(outs * eout + GUARD_BYTES);
     cudaMemcpy(h, out, outs * eout + GUARD_BYTES, cudaMemcpyDeviceToHost);
