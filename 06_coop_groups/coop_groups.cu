@@ -45,6 +45,9 @@ namespace cg = cooperative_groups;
 /* Rows a tile keeps side by side when rows are short (one pack per lane per row). */
 #define ROWS_IN_FLIGHT 4
 
+/* Rows per tile at once on the aligned path: no head or tail to hold, so 8 fit. */
+#define ROWS_ALIGNED 8
+
 /* A tile kernel with 4 rows in flight needs a few registers more than 05's hand-written
    shuffles (cg::reduce on a sub-warp tile also builds the tile's lane mask); within 64
    ptxas splits the 4 loads of a lap into 2 + 2. 3 resident blocks (up to 85 registers)
@@ -292,6 +295,44 @@ rowsum_tiles(const float *__restrict__ d_in, float *__restrict__ d_out, size_t r
     }
 }
 
+/* The same when every row is aligned (d_in on 16 bytes, cols % 4 == 0, cols <= 4G): a row is
+   cols/4 whole packs, at most one per lane of its tile, so each lane issues one predicated
+   16-byte load per row, ROWS_ALIGNED rows at once, and nothing else (as in 05_packed). */
+template <int G>
+static __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS_ROWS)
+rowsum_tiles_aligned(const float *__restrict__ d_in, float *__restrict__ d_out, size_t rows, size_t cols)
+{
+    const cg::thread_block block = cg::this_thread_block();
+    const cg::thread_block_tile<G> tile = cg::tiled_partition<G>(block);
+    constexpr int TILES = BLOCK / G;
+    constexpr size_t STEP = (size_t)TILES * ROWS_ALIGNED;
+    const unsigned rank = tile.thread_rank();
+    const unsigned which = tile.meta_group_rank();
+    const size_t packs = cols / PACK;
+    const pack_t *in = reinterpret_cast<const pack_t *>(d_in);
+
+    for (size_t base = blockIdx.x * STEP; base < rows; base += gridDim.x * STEP) {
+        pack_t v[ROWS_ALIGNED];
+#pragma unroll
+        for (int k = 0; k < ROWS_ALIGNED; ++k) {
+            const size_t row = base + (size_t)k * TILES + which;
+            v[k] = row < rows && rank < packs ? in[row * packs + rank] : pack_t{};
+        }
+        float acc[ROWS_ALIGNED];
+#pragma unroll
+        for (int k = 0; k < ROWS_ALIGNED; ++k)
+            acc[k] = cg::reduce(tile, pack_sum(v[k]), cg::plus<float>());
+        if (rank == 0) {
+#pragma unroll
+            for (int k = 0; k < ROWS_ALIGNED; ++k) {
+                const size_t row = base + (size_t)k * TILES + which;
+                if (row < rows)
+                    d_out[row] = acc[k];
+            }
+        }
+    }
+}
+
 /* Row sums, a block per (row, segment); segments only when rows are few (see 05_packed).
    With segs > 1, d_out is a [rows, segs] scratch matrix summed by a second, tiny pass. */
 static __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
@@ -498,8 +539,28 @@ static cudaError_t launch_tiles(const float *d_in, float *d_out, size_t rows, si
     return cudaGetLastError();
 }
 
+template <int G>
+static cudaError_t launch_tiles_aligned(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
+{
+    static fill_cache fill = {-1, 0};
+    const size_t step = (size_t)(BLOCK / G) * ROWS_ALIGNED;
+    const size_t grid = min_size(ceil_div(rows, step),
+                                 (size_t)resident_blocks(&fill, (const void *)rowsum_tiles_aligned<G>));
+    rowsum_tiles_aligned<G><<<(unsigned)grid, BLOCK, 0, s>>>(d_in, d_out, rows, cols);
+    return cudaGetLastError();
+}
+
 static cudaError_t launch_tile_rows(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
 {
+    /* one pack per lane at most: rows up to 32 lanes x 4 floats */
+    if ((uintptr_t)d_in % PACK_BYTES == 0 && cols % PACK == 0 && cols <= (size_t)WARP_SIZE * PACK) {
+        switch (tile_width(cols)) {
+        case 4:  return launch_tiles_aligned<4>(d_in, d_out, rows, cols, s);
+        case 8:  return launch_tiles_aligned<8>(d_in, d_out, rows, cols, s);
+        case 16: return launch_tiles_aligned<16>(d_in, d_out, rows, cols, s);
+        default: return launch_tiles_aligned<32>(d_in, d_out, rows, cols, s);
+        }
+    }
     switch (tile_width(cols)) {
     case 4:  return launch_tiles<4, ROWS_IN_FLIGHT>(d_in, d_out, rows, cols, s);
     case 8:  return launch_tiles<8, ROWS_IN_FLIGHT>(d_in, d_out, rows, cols, s);
