@@ -393,7 +393,7 @@ static void test_every_softmax_variant_matches_the_reference(void)
     size_t ne = collect(OP_SOFTMAX, 1, ents, 512), cases = 0;
     size_t s4 = (size_t)smem_optin / 4, s2 = (size_t)smem_optin / 2;
     size_t cols_list[] = {1, 2, 3, 4, 5, 8, 31, 32, 33, 64, 100, 127, 128, 129, 255, 257, 512, 1000, 1024, 1025,
-                          2048, 4097, s4 - 64, s4, s4 + 1, s2, s2 + 1, 100000};
+                          2048, 4097, 8192, 8193, 16384, 32768, 32769, s4 - 64, s4, s4 + 1, s2, s2 + 1, 100000};
     size_t rows_list[] = {1, 3, 37};
     for (size_t c = 0; c < ARRAY_LEN(cols_list); c++) {
         for (size_t rr = 0; rr < ARRAY_LEN(rows_list); rr++) {
