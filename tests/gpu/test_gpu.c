@@ -399,17 +399,18 @@ static void test_every_softmax_variant_matches_the_reference(void)
         for (size_t rr = 0; rr < ARRAY_LEN(rows_list); rr++) {
             size_t cols = cols_list[c], rows = rows_list[rr];
             if (quick && rows * cols > 70000) continue;
-            if (cols > 4097 && rows == 37) rows = 5; /* long rows: fewer of them */
+            /* long rows: fewer of them, except that up to 32769 columns the third shape has more
+               rows than the GPU holds blocks, so a block handles several rows in turn (the f16
+               register path prefetches the next row while it finishes the current one) */
+            if (cols > 4097 && rows == 37) rows = cols <= 32769 ? 1100 : 5;
             size_t n = rows * cols;
             float *x = malloc(n * 4), *got = malloc(n * 4);
             double *ref = malloc(n * sizeof *ref), *ref_log = malloc(n * sizeof *ref_log);
             for (int pat = 0; pat < N_PATTERNS; pat++) {
                 if (pat != PAT_RANDOM && rr == 1) continue; /* special values at rows 1 and 37 */
                 softmax_pattern(x, rows, cols, pat, 31 * n + pat);
-                for (size_t r = 0; r < rows; r++) {
-                    ref_softmax_row(x + r * cols, cols, 0, ref + r * cols);
-                    ref_softmax_row(x + r * cols, cols, 1, ref_log + r * cols);
-                }
+                ref_softmax_rows(x, rows, cols, 0, ref);
+                ref_softmax_rows(x, rows, cols, 1, ref_log);
                 void *as_f32 = to_type(x, n, DT_F32), *as_f16 = to_type(x, n, DT_F16);
                 for (size_t j = 0; j < ne; j++) {
                     const variant_t *v = ents[j].v;
