@@ -140,27 +140,27 @@ run: $(STAGE_BINS)
 	rm -f $(RESULTS)/run.csv $(RESULTS)/rows.csv $(RESULTS)/softmax.csv
 	@set -e; for s in $(STAGES); do $(BUILD)/$$s --csv $(RESULTS)/run.csv; done
 	@set -e; for s in $(STAGES); do \
-	    if $(BUILD)/$$s --list | grep -qw rowsum; then \
+	    if $(BUILD)/$$s --list | awk '$$2=="rowsum"{f=1}END{exit !f}'; then \
 	        $(BUILD)/$$s --op rowsum --cols $(ROW_COLS) --csv $(RESULTS)/rows.csv; fi; done
 	@set -e; for s in $(STAGES); do \
-	    if $(BUILD)/$$s --list | grep -qw softmax; then \
+	    if $(BUILD)/$$s --list | awk '$$2=="softmax"{f=1}END{exit !f}'; then \
 	        $(BUILD)/$$s --cols $(SOFT_COLS) --csv $(RESULTS)/softmax.csv; fi; done
 
 sweep: $(STAGE_BINS)
 	@mkdir -p $(RESULTS)
 	rm -f $(RESULTS)/sweep.csv
 	@set -e; for s in $(STAGES); do \
-	    if $(BUILD)/$$s --list | grep -qw sum; then \
+	    if $(BUILD)/$$s --list | awk '$$2=="sum"{f=1}END{exit !f}'; then \
 	        $(BUILD)/$$s --op sum -n $(SWEEP_N) --iters 30 --csv $(RESULTS)/sweep.csv; fi; done
 
 check: $(STAGE_BINS) $(BUILD)/baselines
 	@set -e; for s in $(STAGES) baselines; do \
 	    $(BUILD)/$$s --check-only; \
-	    if $(BUILD)/$$s --list | grep -qw sum; then \
+	    if $(BUILD)/$$s --list | awk '$$2=="sum"{f=1}END{exit !f}'; then \
 	        $(BUILD)/$$s --check-only --op sum -n 1,2,31,33,1023,1025,65537,1000003; fi; \
-	    if $(BUILD)/$$s --list | grep -qw rowsum; then \
+	    if $(BUILD)/$$s --list | awk '$$2=="rowsum"{f=1}END{exit !f}'; then \
 	        $(BUILD)/$$s --check-only --op rowsum --rows 7 --cols 1,3,33,1025,65537; fi; \
-	    if $(BUILD)/$$s --list | grep -qw softmax; then \
+	    if $(BUILD)/$$s --list | awk '$$2=="softmax"{f=1}END{exit !f}'; then \
 	        $(BUILD)/$$s --check-only --rows 37 --cols 1,3,33,1000,1025,20000,100000; fi; \
 	done; echo "make check: every stage passed"
 
@@ -198,9 +198,9 @@ profile: $(BUILD)/$(STAGE)
 sanitize: $(TEST_GPU) $(STAGE_BINS)
 	GPU_TEST_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 1 $(TEST_GPU)
 	@set -e; for s in $(STAGES); do \
-	    if $(BUILD)/$$s --list | grep -qw sum; then \
+	    if $(BUILD)/$$s --list | awk '$$2=="sum"{f=1}END{exit !f}'; then \
 	        compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/$$s --check-only --op sum -n 100003; fi; \
-	    if $(BUILD)/$$s --list | grep -qw rowsum; then \
+	    if $(BUILD)/$$s --list | awk '$$2=="rowsum"{f=1}END{exit !f}'; then \
 	        compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/$$s --check-only --op rowsum --rows 4099 --cols 77; fi; \
 	done
 
