@@ -105,7 +105,32 @@ static void test_an_unwritable_csv_exits_2_before_any_gpu_work(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "--csv"));
 }
 
+static void test_a_size_beyond_device_memory_exits_2_naming_the_flag(void)
+{
+    /* 2^40 floats is 4 TiB: more than any GPU holds. Without a GPU the
+       device error (exit 3) comes first. */
+    int want = have_gpu() ? 2 : 3;
+    CU_ASSERT_EQUAL(run_prog("05_packed", "-n 2^40 --check-only"), want);
+    CU_ASSERT_EQUAL(lines_of(err_text), 1);
+    if (want == 2) CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "-n"));
+    CU_ASSERT_EQUAL(run_prog("07_softmax", "--rows 2^20 --cols 2^20 --check-only"), want);
+    CU_ASSERT_EQUAL(lines_of(err_text), 1);
+    if (want == 2) CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "--rows"));
+}
+
+static void test_a_named_variant_outside_its_limits_exits_2(void)
+{
+    /* warp_rows holds a row in registers: at most 1024 columns. The shape is
+       judged once a device is open; without one, the device error (3) comes first. */
+    int want = have_gpu() ? 2 : 3;
+    CU_ASSERT_EQUAL(run_prog("07_softmax", "--variant warp_rows --rows 4 --cols 5000 --check-only"), want);
+    CU_ASSERT_EQUAL(lines_of(err_text), 1);
+    if (want == 2) CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "warp_rows"));
+}
+
 CU_TestInfo program_tests[] = {
+    {"a size beyond device memory exits 2 naming the flag", test_a_size_beyond_device_memory_exits_2_naming_the_flag},
+    {"a named variant outside its limits exits 2", test_a_named_variant_outside_its_limits_exits_2},
     {"a bad flag exits 2 with one line on stderr", test_a_bad_flag_exits_2_with_one_line_on_stderr},
     {"an unknown variant exits 2 and lists the names", test_an_unknown_variant_exits_2_and_lists_the_names},
     {"a size of the wrong kind exits 2", test_a_size_of_the_wrong_kind_exits_2},
