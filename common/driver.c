@@ -632,11 +632,11 @@ int stage_main(const stage_t *stage, int argc, char **argv)
                    free_b >> 20);
             continue;
         }
-        fprintf(stderr, "error: %s %zu%s%s: needs %zu MiB of device memory, %zu MiB free on %s; "
-                        "choose a smaller size\n",
-                sh->kind == GROUP_SUM ? "-n" : "--rows", sh->kind == GROUP_SUM ? sh->cols : sh->rows,
-                sh->kind == GROUP_SUM ? "" : " --cols ", sh->kind == GROUP_SUM ? "" : "(see --cols)",
-                shape_device_bytes(&r, sh) >> 20, free_b >> 20, r.dev.name);
+        char shape[64];
+        if (sh->kind == GROUP_SUM) snprintf(shape, sizeof shape, "-n %zu", sh->cols);
+        else snprintf(shape, sizeof shape, "--rows %zu --cols %zu", sh->rows, sh->cols);
+        fprintf(stderr, "error: %s: needs %zu MiB of device memory, %zu MiB free on %s; choose a smaller size\n",
+                shape, shape_device_bytes(&r, sh) >> 20, free_b >> 20, r.dev.name);
         return EXIT_USAGE;
     }
 
