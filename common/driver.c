@@ -445,14 +445,12 @@ static void run_shape(run_t *r, const shape_t *sh)
     }
     if (runnable == 0) return;
 
-    size_t need = shape_device_bytes(r, sh);
     CHECK_CUDA(cudaMalloc(&r->d_in, sh->rows * sh->cols * 4 + 256));
     CHECK_CUDA(cudaMalloc(&r->d_out, out_count(sh->kind == GROUP_SOFTMAX ? OP_SOFTMAX : sh->kind == GROUP_ROWSUM ? OP_ROWSUM : OP_SUM,
                                                sh->rows, sh->cols) * 4 + 256));
     r->ws_bytes = shape_ws_bytes(r, sh);
     CHECK_CUDA(cudaMalloc(&r->d_ws, r->ws_bytes ? r->ws_bytes : 1));
     CHECK_CUDA(cudaMalloc((void **)&r->d_xor, read_stream_blocks(sh->rows * sh->cols * 4) * 4 + 256));
-    (void)need;
 
     host_data h;
     memset(&h, 0, sizeof h);
