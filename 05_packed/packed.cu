@@ -470,49 +470,50 @@ static int group_width(size_t cols)
 /* Launchers                                                                  */
 /* ------------------------------------------------------------------------- */
 
-template <int G, int ROWS>
+/* Rows a group keeps side by side: 8 on the aligned path (nothing else to hold), 2 for groups
+   of 1 or 2 lanes (their head and tail floats take registers), 4 otherwise. */
+template <int G, bool ALIGNED>
+static constexpr int rows_at_once()
+{
+    return ALIGNED ? ROWS_IN_FLIGHT_ALIGNED : G <= 2 ? ROWS_IN_FLIGHT_NARROW : ROWS_IN_FLIGHT;
+}
+
+template <int G, int ROWS, bool ALIGNED = false>
 static cudaError_t launch_groups(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
 {
     static fill_cache fill = {-1, 0};
-    const void *kernel = (const void *)rowsum_groups<G, ROWS>;
+    void (*kernel)(const float *, float *, size_t, size_t);
+    if constexpr (ALIGNED)
+        kernel = rowsum_groups_aligned<G, ROWS>;
+    else
+        kernel = rowsum_groups<G, ROWS>;
     const size_t tile = (size_t)(BLOCK / G) * ROWS;
-    const size_t grid = min_size(ceil_div(rows, tile), (size_t)resident_blocks(&fill, kernel));
-    rowsum_groups<G, ROWS><<<(unsigned)grid, BLOCK, 0, s>>>(d_in, d_out, rows, cols);
+    const size_t grid = min_size(ceil_div(rows, tile), (size_t)resident_blocks(&fill, (const void *)kernel));
+    kernel<<<(unsigned)grid, BLOCK, 0, s>>>(d_in, d_out, rows, cols);
     return cudaGetLastError();
 }
 
-template <int G>
-static cudaError_t launch_groups_aligned(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
+template <bool ALIGNED>
+static cudaError_t launch_groups_for(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
 {
-    static fill_cache fill = {-1, 0};
-    const void *kernel = (const void *)rowsum_groups_aligned<G, ROWS_IN_FLIGHT_ALIGNED>;
-    const size_t tile = (size_t)(BLOCK / G) * ROWS_IN_FLIGHT_ALIGNED;
-    const size_t grid = min_size(ceil_div(rows, tile), (size_t)resident_blocks(&fill, kernel));
-    rowsum_groups_aligned<G, ROWS_IN_FLIGHT_ALIGNED><<<(unsigned)grid, BLOCK, 0, s>>>(d_in, d_out, rows, cols);
-    return cudaGetLastError();
+    switch (group_width(cols)) {
+    case 1:  return launch_groups<1, rows_at_once<1, ALIGNED>(), ALIGNED>(d_in, d_out, rows, cols, s);
+    case 2:  return launch_groups<2, rows_at_once<2, ALIGNED>(), ALIGNED>(d_in, d_out, rows, cols, s);
+    case 4:  return launch_groups<4, rows_at_once<4, ALIGNED>(), ALIGNED>(d_in, d_out, rows, cols, s);
+    case 8:  return launch_groups<8, rows_at_once<8, ALIGNED>(), ALIGNED>(d_in, d_out, rows, cols, s);
+    case 16: return launch_groups<16, rows_at_once<16, ALIGNED>(), ALIGNED>(d_in, d_out, rows, cols, s);
+    default: return launch_groups<32, rows_at_once<32, ALIGNED>(), ALIGNED>(d_in, d_out, rows, cols, s);
+    }
 }
 
+/* The aligned kernel when every row is whole packs, at most one per lane (rows up to
+   32 lanes x 4 floats); the general one otherwise. */
 static cudaError_t launch_subwarp(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
 {
-    /* one pack per lane at most: rows up to 32 lanes x 4 floats */
-    if ((uintptr_t)d_in % PACK_BYTES == 0 && cols % PACK == 0 && cols <= (size_t)WARP_SIZE * PACK) {
-        switch (group_width(cols)) {
-        case 1:  return launch_groups_aligned<1>(d_in, d_out, rows, cols, s);
-        case 2:  return launch_groups_aligned<2>(d_in, d_out, rows, cols, s);
-        case 4:  return launch_groups_aligned<4>(d_in, d_out, rows, cols, s);
-        case 8:  return launch_groups_aligned<8>(d_in, d_out, rows, cols, s);
-        case 16: return launch_groups_aligned<16>(d_in, d_out, rows, cols, s);
-        default: return launch_groups_aligned<32>(d_in, d_out, rows, cols, s);
-        }
-    }
-    switch (group_width(cols)) {
-    case 1:  return launch_groups<1, ROWS_IN_FLIGHT_NARROW>(d_in, d_out, rows, cols, s);
-    case 2:  return launch_groups<2, ROWS_IN_FLIGHT_NARROW>(d_in, d_out, rows, cols, s);
-    case 4:  return launch_groups<4, ROWS_IN_FLIGHT>(d_in, d_out, rows, cols, s);
-    case 8:  return launch_groups<8, ROWS_IN_FLIGHT>(d_in, d_out, rows, cols, s);
-    case 16: return launch_groups<16, ROWS_IN_FLIGHT>(d_in, d_out, rows, cols, s);
-    default: return launch_groups<32, ROWS_IN_FLIGHT>(d_in, d_out, rows, cols, s);
-    }
+    const bool aligned =
+        (uintptr_t)d_in % PACK_BYTES == 0 && cols % PACK == 0 && cols <= (size_t)WARP_SIZE * PACK;
+    return aligned ? launch_groups_for<true>(d_in, d_out, rows, cols, s)
+                   : launch_groups_for<false>(d_in, d_out, rows, cols, s);
 }
 
 static cudaError_t launch_block_rows(const float *d_in, float *d_out, size_t rows, size_t cols,

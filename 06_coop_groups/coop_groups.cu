@@ -528,45 +528,41 @@ static int tile_width(size_t cols)
     return g;
 }
 
-template <int G, int ROWS>
+/* ALIGNED picks rowsum_tiles_aligned, which always holds ROWS_ALIGNED rows per tile. */
+template <int G, int ROWS, bool ALIGNED = false>
 static cudaError_t launch_tiles(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
 {
     static fill_cache fill = {-1, 0};
-    const size_t step = (size_t)(BLOCK / G) * ROWS;
-    const size_t grid = min_size(ceil_div(rows, step),
-                                 (size_t)resident_blocks(&fill, (const void *)rowsum_tiles<G, ROWS>));
-    rowsum_tiles<G, ROWS><<<(unsigned)grid, BLOCK, 0, s>>>(d_in, d_out, rows, cols);
+    void (*kernel)(const float *, float *, size_t, size_t);
+    if constexpr (ALIGNED)
+        kernel = rowsum_tiles_aligned<G>;
+    else
+        kernel = rowsum_tiles<G, ROWS>;
+    const size_t step = (size_t)(BLOCK / G) * (ALIGNED ? ROWS_ALIGNED : ROWS);
+    const size_t grid = min_size(ceil_div(rows, step), (size_t)resident_blocks(&fill, (const void *)kernel));
+    kernel<<<(unsigned)grid, BLOCK, 0, s>>>(d_in, d_out, rows, cols);
     return cudaGetLastError();
 }
 
-template <int G>
-static cudaError_t launch_tiles_aligned(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
+template <bool ALIGNED>
+static cudaError_t launch_tiles_for(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
 {
-    static fill_cache fill = {-1, 0};
-    const size_t step = (size_t)(BLOCK / G) * ROWS_ALIGNED;
-    const size_t grid = min_size(ceil_div(rows, step),
-                                 (size_t)resident_blocks(&fill, (const void *)rowsum_tiles_aligned<G>));
-    rowsum_tiles_aligned<G><<<(unsigned)grid, BLOCK, 0, s>>>(d_in, d_out, rows, cols);
-    return cudaGetLastError();
+    switch (tile_width(cols)) {
+    case 4:  return launch_tiles<4, ROWS_IN_FLIGHT, ALIGNED>(d_in, d_out, rows, cols, s);
+    case 8:  return launch_tiles<8, ROWS_IN_FLIGHT, ALIGNED>(d_in, d_out, rows, cols, s);
+    case 16: return launch_tiles<16, ROWS_IN_FLIGHT, ALIGNED>(d_in, d_out, rows, cols, s);
+    default: return launch_tiles<32, ROWS_IN_FLIGHT, ALIGNED>(d_in, d_out, rows, cols, s);
+    }
 }
 
+/* The aligned kernel when every row is whole packs, at most one per lane (rows up to
+   32 lanes x 4 floats); the general one otherwise. */
 static cudaError_t launch_tile_rows(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
 {
-    /* one pack per lane at most: rows up to 32 lanes x 4 floats */
-    if ((uintptr_t)d_in % PACK_BYTES == 0 && cols % PACK == 0 && cols <= (size_t)WARP_SIZE * PACK) {
-        switch (tile_width(cols)) {
-        case 4:  return launch_tiles_aligned<4>(d_in, d_out, rows, cols, s);
-        case 8:  return launch_tiles_aligned<8>(d_in, d_out, rows, cols, s);
-        case 16: return launch_tiles_aligned<16>(d_in, d_out, rows, cols, s);
-        default: return launch_tiles_aligned<32>(d_in, d_out, rows, cols, s);
-        }
-    }
-    switch (tile_width(cols)) {
-    case 4:  return launch_tiles<4, ROWS_IN_FLIGHT>(d_in, d_out, rows, cols, s);
-    case 8:  return launch_tiles<8, ROWS_IN_FLIGHT>(d_in, d_out, rows, cols, s);
-    case 16: return launch_tiles<16, ROWS_IN_FLIGHT>(d_in, d_out, rows, cols, s);
-    default: return launch_tiles<32, ROWS_IN_FLIGHT>(d_in, d_out, rows, cols, s);
-    }
+    const bool aligned =
+        (uintptr_t)d_in % PACK_BYTES == 0 && cols % PACK == 0 && cols <= (size_t)WARP_SIZE * PACK;
+    return aligned ? launch_tiles_for<true>(d_in, d_out, rows, cols, s)
+                   : launch_tiles_for<false>(d_in, d_out, rows, cols, s);
 }
 
 static cudaError_t launch_block_rows(const float *d_in, float *d_out, size_t rows, size_t cols,

@@ -60,6 +60,12 @@ static group_kind group_of(op_kind op)
     return op == OP_SUM ? GROUP_SUM : op == OP_ROWSUM ? GROUP_ROWSUM : GROUP_SOFTMAX;
 }
 
+/* The op that sizes a group's output buffer (softmax and log-softmax are alike). */
+static op_kind group_op(group_kind g)
+{
+    return g == GROUP_SUM ? OP_SUM : g == GROUP_ROWSUM ? OP_ROWSUM : OP_SOFTMAX;
+}
+
 static size_t out_count(op_kind op, size_t rows, size_t cols)
 {
     return op == OP_SUM ? 1 : op == OP_ROWSUM ? rows : rows * cols;
@@ -90,9 +96,7 @@ static size_t shape_ws_bytes(const run_t *r, const shape_t *sh)
 static size_t shape_device_bytes(const run_t *r, const shape_t *sh)
 {
     size_t elems = sh->rows * sh->cols;
-    return elems * 4 + 256 + out_count(sh->kind == GROUP_SUM ? OP_SUM : sh->kind == GROUP_ROWSUM ? OP_ROWSUM
-                                                                                               : OP_SOFTMAX,
-                                       sh->rows, sh->cols) * 4 + 256 +
+    return elems * 4 + 256 + out_count(group_op(sh->kind), sh->rows, sh->cols) * 4 + 256 +
            shape_ws_bytes(r, sh) + read_stream_blocks(elems * 4) * 4 + 256;
 }
 
@@ -446,8 +450,7 @@ static void run_shape(run_t *r, const shape_t *sh)
     if (runnable == 0) return;
 
     CHECK_CUDA(cudaMalloc(&r->d_in, sh->rows * sh->cols * 4 + 256));
-    CHECK_CUDA(cudaMalloc(&r->d_out, out_count(sh->kind == GROUP_SOFTMAX ? OP_SOFTMAX : sh->kind == GROUP_ROWSUM ? OP_ROWSUM : OP_SUM,
-                                               sh->rows, sh->cols) * 4 + 256));
+    CHECK_CUDA(cudaMalloc(&r->d_out, out_count(group_op(sh->kind), sh->rows, sh->cols) * 4 + 256));
     r->ws_bytes = shape_ws_bytes(r, sh);
     CHECK_CUDA(cudaMalloc(&r->d_ws, r->ws_bytes ? r->ws_bytes : 1));
     CHECK_CUDA(cudaMalloc((void **)&r->d_xor, read_stream_blocks(sh->rows * sh->cols * 4) * 4 + 256));

@@ -295,7 +295,11 @@ typedef struct { size_t rows, cols; } shape2;
 static const shape2 row_shapes[] = {{1, 1}, {1, 2}, {1, 3}, {1, 31}, {1, 33}, {1, 1025}, {1, 65537}, {1, 100000},
                                     {2, 3}, {3, 5}, {7, 1}, {64, 3}, {33, 31}, {5, 1025}, {1000, 32}, {999, 33},
                                     {4097, 4}, {17, 1024}, {3, 4095}, {2, 100003}, {100003, 1}, {300007, 2},
-                                    {65536, 64}};
+                                    {65536, 64},
+                                    /* short aligned rows, more than one lap of the resident
+                                       blocks, so the grid-stride loops of the aligned sub-warp
+                                       kernels run more than once */
+                                    {200003, 32}, {300007, 16}, {1100003, 4}};
 
 static int row_shape_ok(shape2 s) { return !quick || s.rows * s.cols <= 70000; }
 
