@@ -1,18 +1,19 @@
 # SPDX-License-Identifier: MIT
 # CUDA reduction, step by step.
-#   make            build every stage, the baselines and the tests into build/
-#   make run        run every stage at its standard size, then row sums and softmax over cols  -> results/*.csv
-#   make sweep      full sums over n = 2^10 .. 2^28                                              -> results/sweep.csv
-#   make plot       the main job: run what has no results yet (GPU), then draw results/plots/
-#   make test       CUnit: the host suite (anywhere) and the gpu suite (skipped without a GPU)
-#   make check      every stage's self-check only, at standard and awkward sizes (GPU)
-#   make profile    Nsight Compute on one variant: make profile STAGE=05_packed VARIANT=packed_sum
-#   make sanitize   compute-sanitizer memcheck over the gpu suite, racecheck over the block reductions
-#   make tables     refresh the README tables from plots/reference/
-#   make reference  copy results/ into plots/reference/, redraw its images, refresh the tables
+#   make            build every stage, the baselines, the tools and the tests into build/
+#   make plot       the main job: build, run what has no results yet (GPU), draw results/plots/
+#   make test       CUnit: the gpu suite (skipped without a GPU), then the host suite
+#   make run        every stage at its standard size, row sums and softmax over cols,
+#                   and the real-world shapes                              -> results/*.csv
+#   make sweep      full sums over n = 2^10 .. 2^28                        -> results/sweep.csv
+#   make check      every stage's self-check only, standard and awkward sizes (GPU)
 #   make clean
-# Variables: ARCH=sm_90 (default: the installed GPU, else sm_80 + sm_90 + PTX),
-#            CUNIT_PREFIX=/path/usr (an unpacked CUnit), CUDA_HOME=/usr/local/cuda.
+# More targets come from tools/*.mk: tables, reference (results.mk); profile, sanitize, sass
+# (evidence.mk); assignment, grade (course.mk). README.md lists them all.
+# Variables: STAGES=03_shuffle,04_block_reduce narrows run, sweep, check, test, profile,
+#            sanitize, grade and assignment to those stages (default: all of them);
+#            ARCH=sm_90 (default: the installed GPU, else a portable list);
+#            CUNIT_PREFIX=/path/usr (an unpacked CUnit); CUDA_HOME=/usr/local/cuda.
 
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc))
 NVCC      := $(CUDA_HOME)/bin/nvcc
@@ -20,7 +21,17 @@ HOST_CC   ?= gcc
 BUILD     := build
 RESULTS   := results
 
-STAGES := $(sort $(patsubst %/,%,$(wildcard [0-9][0-9]_*/)))
+comma := ,
+empty :=
+space := $(empty) $(empty)
+
+# Every stage folder is built; STAGES picks the ones that are run, tested and graded.
+ALL_STAGES := $(sort $(patsubst %/,%,$(wildcard [0-9][0-9]_*/)))
+STAGES ?= $(ALL_STAGES)
+override STAGES := $(strip $(subst $(comma),$(space),$(STAGES)))
+ifneq ($(filter-out $(ALL_STAGES),$(STAGES)),)
+  $(error STAGES=$(filter-out $(ALL_STAGES),$(STAGES)): no such stage; choose from $(ALL_STAGES))
+endif
 
 # GPU architecture: ARCH=sm_XY wins; else the installed GPU; else a portable list.
 ifeq ($(origin ARCH),undefined)
@@ -38,7 +49,7 @@ INCLUDES := -Icommon -Ibaselines
 CFLAGS   := -std=c11 -O2 -pthread -Wall -Wextra -D_POSIX_C_SOURCE=200809L $(INCLUDES) -I$(CUDA_HOME)/include
 NVFLAGS  := -O3 -lineinfo -std=c++17 $(GENCODE) $(INCLUDES) -Xcompiler -Wall
 LDFLAGS  := $(GENCODE)
-LDLIBS   := -lm -lpthread
+LDLIBS   := -lcublas -lm -lpthread
 
 ifdef CUNIT_PREFIX
   CUNIT_CFLAGS := -I$(CUNIT_PREFIX)/include
@@ -49,22 +60,35 @@ endif
 
 COMMON_SRC := $(wildcard common/*.c)
 COMMON_OBJ := $(COMMON_SRC:common/%.c=$(BUILD)/obj/common/%.o)
-BASE_OBJ   := $(BUILD)/obj/baselines.o
-STAGE_BINS := $(STAGES:%=$(BUILD)/%)
-STAGE_OBJS := $(STAGES:%=$(BUILD)/stage/%.o)
-STAGE_MAIN := $(STAGES:%=$(BUILD)/stage/%_main.o)
+BASE_OBJ   := $(BUILD)/obj/baselines/baselines.o
+STAGE_BINS := $(ALL_STAGES:%=$(BUILD)/%)
 TEST_HOST  := $(BUILD)/test_host
 TEST_GPU   := $(BUILD)/test_gpu
+
+# The objects of one stage: each .cu of its folder on its own (07 has a lesson file and a
+# tuned file), and its main.c.
+stage_objs = $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard $(1)/*.cu))
+ALL_STAGE_OBJS := $(foreach s,$(ALL_STAGES),$(call stage_objs,$(s)))
 
 # the sizes of make run / make sweep (sizes accept N, 2^K and comma lists)
 SWEEP_N   := 2^10,2^11,2^12,2^13,2^14,2^15,2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,1000,1000003,10000019,100000007
 ROW_COLS  := 32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536
 SOFT_COLS := 32,64,128,256,512,1000,1024,2048,4096,8192,16384,32768,65536
+# real-world [rows, cols]: LLM logits (vocabularies of 32000 .. 262144), attention rows, classifiers
+SHAPES    := 1x262144 8x131072 32x128256 64x32000 256x151936 4096x50257 16384x4096 131072x128 2048x1000
 
-.PHONY: FORCE all run sweep plot test check profile sanitize tables reference clean deps-test deps-plot
+.PHONY: FORCE all tools run sweep test check clean deps-test
 .SECONDEXPANSION:
+.DEFAULT_GOAL := all
 
-all: $(STAGE_BINS) $(BUILD)/baselines $(TEST_HOST) $(TEST_GPU)
+# The tools' own rules and targets. Each adds its programs to TOOLS_BINS and any object
+# the host tests link to TOOLS_LIB.
+TOOLS_BINS :=
+TOOLS_LIB  :=
+include tools/results.mk tools/evidence.mk tools/course.mk
+
+all: $(STAGE_BINS) $(BUILD)/baselines $(TEST_HOST) $(TEST_GPU) tools
+tools: $(TOOLS_BINS)
 
 # ---- objects --------------------------------------------------------------
 $(BUILD)/obj/common/%.o: common/%.c
@@ -74,39 +98,31 @@ $(BUILD)/obj/common/%.o: common/%.c
 $(BUILD)/libcommon.a: $(COMMON_OBJ)
 	ar rcs $@ $^
 
-$(BASE_OBJ): baselines/baselines.cu baselines/baselines.h common/stage.h
+# one pattern rule builds every .cu of every stage and the baselines
+$(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -c $< -o $@
+	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
 
-# one pattern rule builds every stage: NN_name/<its one>.cu -> build/stage/NN_name.o
-$(STAGE_OBJS): $(BUILD)/stage/%.o: $$(wildcard %/*.cu) common/stage.h
-	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -c $(filter %.cu,$^) -o $@
-
-$(STAGE_MAIN): $(BUILD)/stage/%_main.o: %/main.c common/stage.h
+$(BUILD)/obj/%_main.o: %/main.c common/stage.h
 	@mkdir -p $(@D)
 	$(HOST_CC) $(CFLAGS) -c $< -o $@
 
-$(STAGE_BINS): $(BUILD)/%: $(BUILD)/stage/%.o $(BUILD)/stage/%_main.o $(BASE_OBJ) $(BUILD)/libcommon.a
+# build/NN_name: the stage's objects, its main, the baselines and the common driver
+$(STAGE_BINS): $(BUILD)/%: $$(call stage_objs,$$*) $(BUILD)/obj/%_main.o $(BASE_OBJ) $(BUILD)/libcommon.a
 	$(NVCC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
-
-$(BUILD)/obj/baselines_main.o: baselines/main.c baselines/baselines.h common/stage.h
-	@mkdir -p $(@D)
-	$(HOST_CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/baselines: $(BUILD)/obj/baselines_main.o $(BASE_OBJ) $(BUILD)/libcommon.a
 	$(NVCC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # the gpu suite finds every stage through a generated table of descriptors
-# rewritten only when the list of stages changes, so the registry follows STAGES=
 $(BUILD)/stages.list: FORCE | $(BUILD)/.
-	@echo '$(STAGES)' | cmp -s - $@ || echo '$(STAGES)' > $@
+	@echo '$(ALL_STAGES)' | cmp -s - $@ || echo '$(ALL_STAGES)' > $@
 
 $(BUILD)/registry.c: $(BUILD)/stages.list Makefile
 	@{ echo '/* generated by make: every stage descriptor */'; echo '#include "stage.h"'; \
-	   for s in $(STAGES); do echo "extern const stage_t stage_$$s;"; done; \
+	   for s in $(ALL_STAGES); do echo "extern const stage_t stage_$$s;"; done; \
 	   echo 'const stage_t *const all_stages[] = {'; \
-	   for s in $(STAGES); do echo "    &stage_$$s,"; done; echo '    0};'; } > $@
+	   for s in $(ALL_STAGES); do echo "    &stage_$$s,"; done; echo '    0};'; } > $@
 
 $(BUILD)/.:
 	@mkdir -p $@
@@ -118,93 +134,64 @@ deps-test:
 HOST_TEST_OBJ := $(patsubst tests/host/%.c,$(BUILD)/obj/host/%.o,$(wildcard tests/host/*.c))
 $(BUILD)/obj/host/%.o: tests/host/%.c | deps-test
 	@mkdir -p $(@D)
-	$(HOST_CC) $(CFLAGS) $(CUNIT_CFLAGS) -MMD -MP -c $< -o $@
+	$(HOST_CC) $(CFLAGS) $(CUNIT_CFLAGS) -Itools -MMD -MP -c $< -o $@
 
-$(TEST_HOST): $(HOST_TEST_OBJ) $(BUILD)/libcommon.a
+$(TEST_HOST): $(HOST_TEST_OBJ) $(TOOLS_LIB) $(BUILD)/libcommon.a
 	$(NVCC) $(LDFLAGS) $^ $(CUNIT_LIBS) -o $@ $(LDLIBS)
 
-$(TEST_GPU): $(wildcard tests/gpu/*.c) $(BUILD)/registry.c $(STAGE_OBJS) $(BASE_OBJ) $(BUILD)/libcommon.a | deps-test
+$(TEST_GPU): $(wildcard tests/gpu/*.c) $(BUILD)/registry.c $(ALL_STAGE_OBJS) $(BASE_OBJ) $(BUILD)/libcommon.a | deps-test
 	@mkdir -p $(BUILD)/obj/gpu
 	$(HOST_CC) $(CFLAGS) $(CUNIT_CFLAGS) -c tests/gpu/test_gpu.c -o $(BUILD)/obj/gpu/test_gpu.o
 	$(HOST_CC) $(CFLAGS) -c $(BUILD)/registry.c -o $(BUILD)/obj/gpu/registry.o
-	$(NVCC) $(LDFLAGS) $(BUILD)/obj/gpu/test_gpu.o $(BUILD)/obj/gpu/registry.o $(STAGE_OBJS) $(BASE_OBJ) \
+	$(NVCC) $(LDFLAGS) $(BUILD)/obj/gpu/test_gpu.o $(BUILD)/obj/gpu/registry.o $(ALL_STAGE_OBJS) $(BASE_OBJ) \
 	    $(BUILD)/libcommon.a $(CUNIT_LIBS) -o $@ $(LDLIBS)
 
-test: $(TEST_HOST) $(TEST_GPU) $(STAGE_BINS) $(BUILD)/baselines
-	$(TEST_GPU)
+# GPU_TEST_STAGES narrows the gpu suite to the chosen stages (the baselines run when all do)
+test: $(TEST_HOST) $(TEST_GPU) $(STAGE_BINS) $(BUILD)/baselines tools
+	GPU_TEST_STAGES='$(STAGES)' $(TEST_GPU)
 	BUILD_DIR=$(BUILD) $(TEST_HOST)
 
 # ---- runs -----------------------------------------------------------------
+# has_op STAGE OP: true when the stage has variants of that op (its --list, column 2)
+has_op = $(BUILD)/$(1) --list | awk '$$2=="$(2)"{f=1}END{exit !f}'
+
 run: $(STAGE_BINS)
 	@mkdir -p $(RESULTS)
-	rm -f $(RESULTS)/run.csv $(RESULTS)/rows.csv $(RESULTS)/softmax.csv
+	rm -f $(RESULTS)/run.csv $(RESULTS)/rows.csv $(RESULTS)/softmax.csv $(RESULTS)/shapes.csv
 	@set -e; for s in $(STAGES); do $(BUILD)/$$s --csv $(RESULTS)/run.csv; done
 	@set -e; for s in $(STAGES); do \
-	    if $(BUILD)/$$s --list | awk '$$2=="rowsum"{f=1}END{exit !f}'; then \
+	    if $(call has_op,$$s,rowsum); then \
 	        $(BUILD)/$$s --op rowsum --cols $(ROW_COLS) --csv $(RESULTS)/rows.csv; fi; done
 	@set -e; for s in $(STAGES); do \
-	    if $(BUILD)/$$s --list | awk '$$2=="softmax"{f=1}END{exit !f}'; then \
+	    if $(call has_op,$$s,softmax); then \
 	        $(BUILD)/$$s --cols $(SOFT_COLS) --csv $(RESULTS)/softmax.csv; fi; done
+	@set -e; for s in $(STAGES); do \
+	    if $(call has_op,$$s,rowsum) || $(call has_op,$$s,softmax); then \
+	        for sh in $(SHAPES); do $(BUILD)/$$s --variant dispatch --rows $${sh%x*} --cols $${sh#*x} \
+	            --csv $(RESULTS)/shapes.csv; done; fi; done
 
 sweep: $(STAGE_BINS)
 	@mkdir -p $(RESULTS)
 	rm -f $(RESULTS)/sweep.csv
 	@set -e; for s in $(STAGES); do \
-	    if $(BUILD)/$$s --list | awk '$$2=="sum"{f=1}END{exit !f}'; then \
+	    if $(call has_op,$$s,sum); then \
 	        $(BUILD)/$$s --op sum -n $(SWEEP_N) --iters 30 --csv $(RESULTS)/sweep.csv; fi; done
 
 check: $(STAGE_BINS) $(BUILD)/baselines
 	@set -e; for s in $(STAGES) baselines; do \
 	    $(BUILD)/$$s --check-only; \
-	    if $(BUILD)/$$s --list | awk '$$2=="sum"{f=1}END{exit !f}'; then \
+	    if $(call has_op,$$s,sum); then \
 	        $(BUILD)/$$s --check-only --op sum -n 1,2,31,33,1023,1025,65537,1000003; fi; \
-	    if $(BUILD)/$$s --list | awk '$$2=="rowsum"{f=1}END{exit !f}'; then \
+	    if $(call has_op,$$s,rowsum); then \
 	        $(BUILD)/$$s --check-only --op rowsum --rows 7 --cols 1,3,33,1025,65537; fi; \
-	    if $(BUILD)/$$s --list | awk '$$2=="softmax"{f=1}END{exit !f}'; then \
-	        $(BUILD)/$$s --check-only --rows 37 --cols 1,3,33,1000,1025,20000,100000; fi; \
+	    if $(call has_op,$$s,softmax); then \
+	        $(BUILD)/$$s --check-only --rows 37 --cols 1,3,33,1000,1025,20000,100000; \
+	        $(BUILD)/$$s --check-only --rows 1 --cols 262144,262147; fi; \
 	done; echo "make check: every stage passed"
 
 HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
 
-plot: deps-plot
-ifeq ($(HAVE_GPU),yes)
-	@[ -f $(RESULTS)/run.csv ] && [ -f $(RESULTS)/rows.csv ] && [ -f $(RESULTS)/softmax.csv ] || $(MAKE) run
-	@[ -f $(RESULTS)/sweep.csv ] || $(MAKE) sweep
-	sh plots/make_plots.sh $(RESULTS) $(RESULTS)/plots
-else
-	@echo "make plot: no GPU on this machine: drawing the committed reference run (plots/reference/)"
-	sh plots/make_plots.sh plots/reference $(RESULTS)/plots
-endif
-
-deps-plot:
-	@sh tools/require.sh gnuplot
-
-tables:
-	python3 tools/results_tables.py --results plots/reference --write
-
-reference: deps-plot
-	cp $(RESULTS)/*.csv plots/reference/
-	sh plots/make_plots.sh plots/reference plots/reference
-	$(MAKE) tables
-
-STAGE   ?= 05_packed
-VARIANT ?= packed_sum
-profile: $(BUILD)/$(STAGE)
-	@mkdir -p $(RESULTS)
-	ncu --clock-control none --set full -f -o $(RESULTS)/profile_$(STAGE)_$(VARIANT) \
-	    $(BUILD)/$(STAGE) --variant $(VARIANT) --iters 1 --warmup 0
-	@echo "open $(RESULTS)/profile_$(STAGE)_$(VARIANT).ncu-rep in Nsight Compute (ncu-ui)"
-
-sanitize: $(TEST_GPU) $(STAGE_BINS)
-	GPU_TEST_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 1 $(TEST_GPU)
-	@set -e; for s in $(STAGES); do \
-	    if $(BUILD)/$$s --list | awk '$$2=="sum"{f=1}END{exit !f}'; then \
-	        compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/$$s --check-only --op sum -n 100003; fi; \
-	    if $(BUILD)/$$s --list | awk '$$2=="rowsum"{f=1}END{exit !f}'; then \
-	        compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/$$s --check-only --op rowsum --rows 4099 --cols 77; fi; \
-	done
-
 clean:
 	rm -rf $(BUILD) *.o
 
--include $(COMMON_OBJ:.o=.d) $(HOST_TEST_OBJ:.o=.d)
+-include $(COMMON_OBJ:.o=.d) $(HOST_TEST_OBJ:.o=.d) $(ALL_STAGE_OBJS:.o=.d) $(BASE_OBJ:.o=.d)
