@@ -225,11 +225,26 @@ check_result check_rowsum(const float *gpu, const float *x, size_t rows, size_t 
     return r;
 }
 
+double softmax_row_sum_bound(size_t cols, dtype out)
+{
+    const double u_out = out == DT_F32 ? U_F32 : out == DT_F16 ? U_F16 : U_BF16;
+    double b = 2.0 * u_out + 2.0 * (double)(row_chain_bound(cols) + ceil_log2(cols)) * U_F32;
+    if (out == DT_F16) b += (double)cols * 0x1p-25;
+    return b;
+}
+
+/* Relative (softmax) or scaled absolute (log-softmax) tolerance of one output type. */
+static double softmax_rtol(dtype out)
+{
+    return out == DT_F32 ? 1e-5 : out == DT_F16 ? 1e-3 : 8e-3;
+}
+
 static check_result softmax_rows_check(const float *gpu, const double *ref, size_t r0, size_t r1, size_t cols,
-                                       int is_log, int half_out)
+                                       int is_log, dtype out)
 {
     check_result r = passed();
-    const double u = half_out ? U_F16 : U_F32;
+    const double rtol = softmax_rtol(out);
+    const double row_bound = softmax_row_sum_bound(cols, out);
     for (size_t i = r0; i < r1; i++) {
         const double *rr = ref + i * cols;
         const float *yr = gpu + i * cols;
@@ -246,21 +261,20 @@ static check_result softmax_rows_check(const float *gpu, const double *ref, size
                 continue;
             }
             double bound;
-            if (half_out)
-                bound = is_log ? 1e-3 * fmax(1.0, fabs(e)) : 1e-3 * fabs(e) + 1e-7;
+            if (is_log)
+                bound = rtol * fmax(1.0, fabs(e));
             else
-                bound = is_log ? 1e-5 * fmax(1.0, fabs(e)) : 1e-6 + 1e-5 * fabs(e);
+                bound = rtol * fabs(e) + (out == DT_F32 ? 1e-6 : 1e-7);
             judge(&r, at, e, a, bound, "value");
             row_sum += a;
         }
         if (!is_log && !isnan(rr[0]) && r.ok) {
-            double bound = (double)cols * 4.0 * u;
-            if (!(fabs(row_sum - 1.0) <= bound)) {
+            if (!(fabs(row_sum - 1.0) <= row_bound)) {
                 r.ok = 0;
                 r.index = i;
                 r.expected = 1.0;
                 r.actual = row_sum;
-                r.bound = bound;
+                r.bound = row_bound;
                 r.what = "row sum";
             }
         }
@@ -272,25 +286,26 @@ typedef struct {
     const float *gpu;
     const double *ref;
     size_t cols;
-    int is_log, half_out;
+    int is_log;
+    dtype out;
     check_result part[MAX_PARTS];
 } softmax_check_ctx;
 
 static void softmax_check_range(void *p, size_t begin, size_t end, int part)
 {
     softmax_check_ctx *c = p;
-    c->part[part] = softmax_rows_check(c->gpu, c->ref, begin, end, c->cols, c->is_log, c->half_out);
+    c->part[part] = softmax_rows_check(c->gpu, c->ref, begin, end, c->cols, c->is_log, c->out);
 }
 
 check_result check_softmax_against(const float *gpu, const double *ref, size_t rows, size_t cols,
-                                   int is_log, int half_out)
+                                   int is_log, dtype out)
 {
     softmax_check_ctx *c = malloc(sizeof *c);
     if (!c) {
         fprintf(stderr, "error: out of host memory for a check\n");
         exit(3);
     }
-    c->gpu = gpu; c->ref = ref; c->cols = cols; c->is_log = is_log; c->half_out = half_out;
+    c->gpu = gpu; c->ref = ref; c->cols = cols; c->is_log = is_log; c->out = out;
     size_t min_rows = PAR_CHUNK / cols + 1;
     int parts = parallel_parts(rows, min_rows);
     parallel_for(rows, min_rows, softmax_check_range, c);
@@ -300,7 +315,7 @@ check_result check_softmax_against(const float *gpu, const double *ref, size_t r
 }
 
 check_result check_softmax(const float *gpu, const float *x, size_t rows, size_t cols,
-                           int is_log, int half_out)
+                           int is_log, dtype out)
 {
     double *ref = malloc(rows * cols * sizeof *ref);
     if (!ref) {
@@ -308,7 +323,7 @@ check_result check_softmax(const float *gpu, const float *x, size_t rows, size_t
         exit(3);
     }
     ref_softmax_rows(x, rows, cols, is_log, ref);
-    check_result r = check_softmax_against(gpu, ref, rows, cols, is_log, half_out);
+    check_result r = check_softmax_against(gpu, ref, rows, cols, is_log, out);
     free(ref);
     return r;
 }
@@ -319,6 +334,12 @@ check_result check_exact(const float *gpu, const double *expected, size_t count)
     for (size_t i = 0; i < count; i++)
         judge(&r, i, expected[i], gpu[i], 0.0, "value");
     return r;
+}
+
+check_result check_sum_exact(float gpu, const float *x, size_t n)
+{
+    double ref = ref_sum(x, n, NULL);
+    return check_exact(&gpu, &ref, 1);
 }
 
 void format_check_failure(const check_result *r, char *buf, size_t len)

@@ -6,10 +6,14 @@
 
 #include <stddef.h>
 
+#include "stage.h"
+
 /* Unit roundoff of float: 2^-24. */
 #define U_F32 5.9604644775390625e-8
 /* Unit roundoff of half: 2^-11. */
 #define U_F16 4.8828125e-4
+/* Unit roundoff of bfloat16: 2^-8. */
+#define U_BF16 3.90625e-3
 
 typedef struct {
     int ok;
@@ -50,13 +54,21 @@ check_result check_sum(float gpu, const float *x, size_t n, size_t k);
 check_result check_rowsum(const float *gpu, const float *x, size_t rows, size_t cols, size_t k);
 
 /* Softmax / log-softmax (is_log != 0) of x[rows, cols]; gpu holds the outputs
-   widened to float; half_out selects the half tolerances. Per element:
-   f32 softmax |y-ref| <= 1e-6 + 1e-5|ref|, log-softmax <= 1e-5 max(1,|ref|);
-   f16 softmax <= 1e-3|ref| + 1e-7, log-softmax <= 1e-3 max(1,|ref|).
+   widened to float, out the type they were written in. Per element:
+   f32  softmax |y-ref| <= 1e-6 + 1e-5|ref|,  log-softmax <= 1e-5 max(1,|ref|);
+   f16  softmax <= 1e-3|ref| + 1e-7,          log-softmax <= 1e-3 max(1,|ref|);
+   bf16 softmax <= 8e-3|ref| + 1e-7,          log-softmax <= 8e-3 max(1,|ref|).
    NaN references need NaN, infinite ones the same infinity. Softmax rows
-   must also sum to 1 within cols * 4u of the output type. */
+   must also sum to 1 within softmax_row_sum_bound(cols, out). */
 check_result check_softmax(const float *gpu, const float *x, size_t rows, size_t cols,
-                           int is_log, int half_out);
+                           int is_log, dtype out);
+
+/* How far a softmax row written in `out` may sum from 1: each output rounded once
+   (2 u_out, plus cols half subnormal half-steps of 2^-25 for f16, whose smallest outputs
+   fall below half's normal range), and the float sum of the row's exponentials, whose
+   longest chain of adds row_chain_bound(cols) + ceil(log2 cols) allows (twice, in u of
+   float). At 1024 columns that is 1.0e-3 for f16 and 1.4e-5 for f32. */
+double softmax_row_sum_bound(size_t cols, dtype out);
 
 /* The same checks against references computed once (a shape's reference is
    shared by every variant checked at that shape). ref/abs_sum hold one value
@@ -66,11 +78,17 @@ check_result check_sums_against(const float *gpu, const double *ref, const doubl
                                 size_t count, size_t len, size_t k);
 /* ref holds rows*cols reference values of the op given by is_log. */
 check_result check_softmax_against(const float *gpu, const double *ref, size_t rows, size_t cols,
-                                   int is_log, int half_out);
+                                   int is_log, dtype out);
 
 /* Exact comparison (bit-for-bit value equality, NaN never equal) of count
    values: for the small-integer and one-hot patterns. */
 check_result check_exact(const float *gpu, const double *expected, size_t count);
+
+/* The exact pattern of the program's own sum check: x holds fill_signed_ints values, so
+   the true sum is an integer that float holds exactly, whatever the order of the adds, and
+   every element is nonzero: a dropped or doubled element changes the result. gpu must equal
+   the double sum of x exactly. */
+check_result check_sum_exact(float gpu, const float *x, size_t n);
 
 /* Prints "first bad <what> at index I: expected E, got A (|err| X > bound B)"
    into buf. Cannot fail. */

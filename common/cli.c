@@ -21,8 +21,28 @@ const char *op_name(op_kind op)
     return "?";
 }
 
-const char *dtype_name(dtype dt) { return dt == DT_F16 ? "f16" : "f32"; }
-size_t dtype_bytes(dtype dt) { return dt == DT_F16 ? 2 : 4; }
+const char *dtype_name(dtype dt)
+{
+    switch (dt) {
+    case DT_F32: return "f32";
+    case DT_F16: return "f16";
+    case DT_BF16: return "bf16";
+    }
+    return "?";
+}
+
+size_t dtype_bytes(dtype dt) { return dt == DT_F32 ? 4 : 2; }
+
+int parse_dtype(const char *text, dtype *out)
+{
+    static const dtype all[] = {DT_F32, DT_F16, DT_BF16};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(text, dtype_name(all[i])) == 0) {
+            *out = all[i];
+            return 0;
+        }
+    return -1;
+}
 
 static int fail(char *err, size_t len, const char *fmt, ...)
 {
@@ -88,7 +108,7 @@ static int parse_int(const char *text, long lo, long hi, int *out)
 void print_usage(const char *prog)
 {
     printf("usage: %s [-n N | --rows R --cols C] [--variant NAME|all] [--op OP]\n"
-           "       %*s [--dtype f32|f16] [--iters K] [--warmup W] [--seed S]\n"
+           "       %*s [--dtype f32|f16|bf16] [--iters K] [--warmup W] [--seed S]\n"
            "       %*s [--csv FILE] [--check-only] [--list] [-h]\n"
            "\n"
            "Checks every selected variant against a double-precision CPU reference,\n"
@@ -101,7 +121,7 @@ void print_usage(const char *prog)
            "                  (default shape 65536 x 1024)\n"
            "  --variant NAME  one variant (see --list), or all (default)\n"
            "  --op OP         only variants of sum, rowsum, softmax or logsoftmax\n"
-           "  --dtype T       only variants with f32 or f16 input\n"
+           "  --dtype T       only variants with f32, f16 or bf16 input\n"
            "  --iters K       timed repetitions: 1 .. 100000 (default 50; median and min)\n"
            "  --warmup W      untimed repetitions first: 0 .. 100000 (default 5)\n"
            "  --seed S        random seed: 0 .. 2^64-1 (default 1)\n"
@@ -184,9 +204,8 @@ int parse_options(int argc, char **argv, options_t *o, char *err, size_t err_len
             else return fail(err, err_len, "--op '%s': expected sum, rowsum, softmax or logsoftmax", val);
         } else if (!strcmp(flag, "--dtype")) {
             o->have_dtype = 1;
-            if (!strcmp(val, "f32")) o->dt = DT_F32;
-            else if (!strcmp(val, "f16")) o->dt = DT_F16;
-            else return fail(err, err_len, "--dtype '%s': expected f32 or f16", val);
+            if (parse_dtype(val, &o->dt))
+                return fail(err, err_len, "--dtype '%s': expected f32, f16 or bf16", val);
         } else if (!strcmp(flag, "--iters")) {
             if (parse_int(val, 1, 100000, &o->iters))
                 return fail(err, err_len, "--iters '%s': expected an integer 1 .. 100000", val);

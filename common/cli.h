@@ -43,7 +43,9 @@ int parse_size(const char *text, size_t max, size_t *out);
 void print_usage(const char *prog);
 
 const char *op_name(op_kind op);       /* "sum", "rowsum", "softmax", "logsoftmax" */
-const char *dtype_name(dtype dt);      /* "f32", "f16" */
-size_t dtype_bytes(dtype dt);          /* 4, 2 */
+const char *dtype_name(dtype dt);      /* "f32", "f16", "bf16" */
+size_t dtype_bytes(dtype dt);          /* 4, 2, 2 */
+/* "f32", "f16" or "bf16" into *out: 0, or -1 for any other text. */
+int parse_dtype(const char *text, dtype *out);
 
 #endif /* CLI_H */

@@ -25,7 +25,7 @@ typedef struct {
     float *x;
     float lo, scale;
     uint64_t seed;
-    int ints;
+    int ints; /* 0: uniform, 1: -8 .. 8, 2: +-(1 .. 8) */
 } fill_ctx;
 
 static void fill_range(void *p, size_t begin, size_t end, int part)
@@ -34,7 +34,9 @@ static void fill_range(void *p, size_t begin, size_t end, int part)
     fill_ctx *c = p;
     for (size_t i = begin; i < end; i++) {
         uint64_t r = rng_at(c->seed, i);
-        c->x[i] = c->ints ? (float)((int)(r % 17) - 8) : c->lo + (float)(r >> 40) * c->scale;
+        if (c->ints == 1) c->x[i] = (float)((int)(r % 17) - 8);
+        else if (c->ints == 2) c->x[i] = (float)(1 + (int)(r % 8)) * ((r >> 32) & 1 ? -1.0f : 1.0f);
+        else c->x[i] = c->lo + (float)(r >> 40) * c->scale;
     }
 }
 
@@ -48,6 +50,22 @@ void fill_small_ints(float *x, size_t n, uint64_t seed)
 {
     fill_ctx c = {x, 0.0f, 0.0f, seed, 1};
     parallel_for(n, (size_t)1 << 20, fill_range, &c);
+}
+
+void fill_signed_ints(float *x, size_t n, uint64_t seed)
+{
+    fill_ctx c = {x, 0.0f, 0.0f, seed, 2};
+    parallel_for(n, (size_t)1 << 20, fill_range, &c);
+}
+
+void fill_two_hot(float *x, size_t rows, size_t cols, uint64_t seed)
+{
+    for (size_t i = 0; i < rows * cols; i++) x[i] = -INFINITY;
+    for (size_t r = 0; r < rows; r++) {
+        size_t a = r < cols ? r : (size_t)(rng_at(seed, r) % cols);
+        x[r * cols + a] = 0.0f;
+        if (cols > 1) x[r * cols + (a + 1 + (size_t)(rng_at(seed ^ 0x5BD1E995u, r) % (cols - 1))) % cols] = 0.0f;
+    }
 }
 
 void fill_one_hot(float *x, size_t n, size_t pos)
@@ -106,37 +124,73 @@ float half_to_float(uint16_t h)
     return f;
 }
 
+uint16_t float_to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) /* NaN: keep it quiet and non-zero */
+        return (uint16_t)((u >> 16) | 0x40u);
+    /* round to nearest even on the 16 dropped bits; a carry into the exponent is correct,
+       up to inf */
+    u += 0x7FFFu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+float bf16_to_float(uint16_t b)
+{
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+typedef enum { TO_HALF, FROM_HALF, TO_BF16, FROM_BF16, ROUND_HALF, ROUND_ALL } convert_kind;
+
 typedef struct {
     float *f;
     uint16_t *h;
-    int dir; /* 0: round f in place, 1: f -> h, 2: h -> f */
-} half_ctx;
+    convert_kind kind;
+} convert_ctx;
 
-static void half_range(void *p, size_t begin, size_t end, int part)
+static void convert_range(void *p, size_t begin, size_t end, int part)
 {
     (void)part;
-    half_ctx *c = p;
+    convert_ctx *c = p;
     for (size_t i = begin; i < end; i++) {
-        if (c->dir == 0) c->f[i] = half_to_float(float_to_half(c->f[i]));
-        else if (c->dir == 1) c->h[i] = float_to_half(c->f[i]);
-        else c->f[i] = half_to_float(c->h[i]);
+        switch (c->kind) {
+        case TO_HALF: c->h[i] = float_to_half(c->f[i]); break;
+        case FROM_HALF: c->f[i] = half_to_float(c->h[i]); break;
+        case TO_BF16: c->h[i] = float_to_bf16(c->f[i]); break;
+        case FROM_BF16: c->f[i] = bf16_to_float(c->h[i]); break;
+        case ROUND_HALF: c->f[i] = half_to_float(float_to_half(c->f[i])); break;
+        case ROUND_ALL: {
+            float v = bf16_to_float(float_to_bf16(c->f[i]));
+            c->f[i] = fabsf(v) < 6.103515625e-05f /* 2^-14 */ ? 0.0f : v;
+            break;
+        }
+        }
     }
 }
 
-void round_to_half(float *x, size_t n)
+static void convert(float *f, uint16_t *h, size_t n, convert_kind kind)
 {
-    half_ctx c = {x, NULL, 0};
-    parallel_for(n, (size_t)1 << 20, half_range, &c);
+    convert_ctx c = {f, h, kind};
+    parallel_for(n, (size_t)1 << 20, convert_range, &c);
 }
 
-void floats_to_halves(const float *f, uint16_t *h, size_t n)
+void round_to_half(float *x, size_t n) { convert(x, NULL, n, ROUND_HALF); }
+void round_to_all_types(float *x, size_t n) { convert(x, NULL, n, ROUND_ALL); }
+void floats_to_halves(const float *f, uint16_t *h, size_t n) { convert((float *)f, h, n, TO_HALF); }
+void halves_to_floats(const uint16_t *h, float *f, size_t n) { convert(f, (uint16_t *)h, n, FROM_HALF); }
+
+void floats_to_type(const float *f, void *dst, size_t n, dtype dt)
 {
-    half_ctx c = {(float *)f, h, 1};
-    parallel_for(n, (size_t)1 << 20, half_range, &c);
+    if (dt == DT_F32) memcpy(dst, f, n * sizeof *f);
+    else convert((float *)f, dst, n, dt == DT_F16 ? TO_HALF : TO_BF16);
 }
 
-void halves_to_floats(const uint16_t *h, float *f, size_t n)
+void type_to_floats(const void *src, float *f, size_t n, dtype dt)
 {
-    half_ctx c = {f, (uint16_t *)h, 2};
-    parallel_for(n, (size_t)1 << 20, half_range, &c);
+    if (dt == DT_F32) memcpy(f, src, n * sizeof *f);
+    else convert(f, (uint16_t *)src, n, dt == DT_F16 ? FROM_HALF : FROM_BF16);
 }

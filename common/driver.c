@@ -117,16 +117,32 @@ static int shape_fits(const run_t *r, const shape_t *sh, size_t free_b)
 }
 
 /* ------------------------------------------------------------------------- */
-/* One shape's input and reference, computed once and shared by its variants */
+/* One shape's inputs and references, computed once and shared by its variants */
 
+/* One input of a shape: the values as floats, as each 2-byte type a variant reads, and the
+   references of the outputs. */
 typedef struct {
-    float *h_x;          /* the input as the GPU sees it, widened to float */
-    uint16_t *h_x16;     /* the same values as half (softmax shapes) */
+    const char *name;    /* "signed ints", "random", "two-hot": named in a failure */
+    int exact;           /* 1: sums must match the reference exactly */
+    float *x;            /* the input as the GPU sees it, widened to float */
+    uint16_t *x16[3];    /* [DT_F16], [DT_BF16]: the same values in that type (softmax) */
     double *ref;         /* sums: per output; softmax: rows*cols */
     double *ref_log;     /* log-softmax reference (softmax shapes) */
     double *abs_sum;     /* sums: sum |x| per output */
+} input_set;
+
+/* The program's own check runs every variant on two inputs (DESIGN.md, Checking):
+   sums      signed ints +-1..8 (exact: one dropped or doubled element changes the sum),
+             then non-negative random floats (the rounding bound is relative to the sum);
+   softmax   two zeros per row among -inf (every output exactly 0.5 or 0: an element left
+             out of the sum, or counted twice, makes it 1 or 1/3), then random floats.
+   The random input comes last, so it is the one on the device when the variant is timed. */
+enum { SET_PATTERN, SET_RANDOM, N_SETS };
+
+typedef struct {
+    input_set set[N_SETS];
     float *h_out;        /* one output, widened */
-    uint16_t *h_out16;
+    uint16_t *h_out16;   /* one 2-byte output, as read back */
 } host_data;
 
 /* Page-locked host memory: copies run at full PCIe speed instead of being
@@ -152,52 +168,84 @@ static void pinned_free(void *p)
 
 static void host_free(host_data *h)
 {
-    pinned_free(h->h_x); pinned_free(h->h_x16); pinned_free(h->h_out); pinned_free(h->h_out16);
-    free(h->ref); free(h->ref_log); free(h->abs_sum);
+    for (int k = 0; k < N_SETS; k++) {
+        input_set *in = &h->set[k];
+        pinned_free(in->x);
+        pinned_free(in->x16[DT_F16]);
+        pinned_free(in->x16[DT_BF16]);
+        free(in->ref); free(in->ref_log); free(in->abs_sum);
+    }
+    pinned_free(h->h_out); pinned_free(h->h_out16);
     memset(h, 0, sizeof *h);
 }
 
-static void host_prepare(const run_t *r, const shape_t *sh, host_data *h, int need_log, int need_soft)
+static void set_prepare(input_set *in, const shape_t *sh, int kind, uint64_t seed, int need_soft, int need_log,
+                        const int *has_dt)
+{
+    size_t elems = sh->rows * sh->cols;
+    in->x = pinned_alloc(elems * sizeof *in->x);
+    if (sh->kind == GROUP_SOFTMAX) {
+        in->name = kind == SET_PATTERN ? "two-hot" : "random";
+        if (kind == SET_PATTERN) {
+            fill_two_hot(in->x, sh->rows, sh->cols, seed);
+        } else {
+            /* values float, half and bf16 all hold exactly, so every dtype shares one
+               reference; [-5, 5) spans exp() from 4.5e-5 to 1 of the maximum */
+            fill_uniform(in->x, elems, -5.0f, 5.0f, seed);
+            round_to_all_types(in->x, elems);
+        }
+        for (int dt = DT_F16; dt <= DT_BF16; dt++) {
+            if (!has_dt[dt]) continue;
+            in->x16[dt] = pinned_alloc(elems * sizeof(uint16_t));
+            floats_to_type(in->x, in->x16[dt], elems, (dtype)dt);
+        }
+        if (need_soft) {
+            in->ref = xmalloc(elems * sizeof *in->ref);
+            ref_softmax_rows(in->x, sh->rows, sh->cols, 0, in->ref);
+        }
+        if (need_log) {
+            in->ref_log = xmalloc(elems * sizeof *in->ref_log);
+            ref_softmax_rows(in->x, sh->rows, sh->cols, 1, in->ref_log);
+        }
+    } else {
+        in->name = kind == SET_PATTERN ? "signed ints" : "random";
+        in->exact = kind == SET_PATTERN;
+        if (kind == SET_PATTERN) fill_signed_ints(in->x, elems, seed);
+        else fill_uniform(in->x, elems, 0.0f, 1.0f, seed);
+        size_t outs = sh->kind == GROUP_SUM ? 1 : sh->rows;
+        size_t len = sh->kind == GROUP_SUM ? elems : sh->cols;
+        in->ref = xmalloc(outs * sizeof *in->ref);
+        in->abs_sum = xmalloc(outs * sizeof *in->abs_sum);
+        ref_row_sums(in->x, outs, len, in->ref, in->abs_sum);
+    }
+}
+
+static void host_prepare(const run_t *r, const shape_t *sh, host_data *h, int need_log, int need_soft,
+                         const int *has_dt)
 {
     size_t elems = sh->rows * sh->cols;
     uint64_t seed = r->o->seed * 0x100000001B3ULL ^ (sh->rows * 1000003u + sh->cols);
-    h->h_x = pinned_alloc(elems * sizeof *h->h_x);
-    if (sh->kind == GROUP_SOFTMAX) {
-        /* values every half holds exactly, so f32 and f16 variants share one
-           reference; [-5, 5) spans exp() from 4.5e-5 to 1 of the maximum */
-        fill_uniform(h->h_x, elems, -5.0f, 5.0f, seed);
-        round_to_half(h->h_x, elems);
-        h->h_x16 = pinned_alloc(elems * sizeof *h->h_x16);
-        floats_to_halves(h->h_x, h->h_x16, elems);
-        if (need_soft) {
-            h->ref = xmalloc(elems * sizeof *h->ref);
-            ref_softmax_rows(h->h_x, sh->rows, sh->cols, 0, h->ref);
-        }
-        if (need_log) {
-            h->ref_log = xmalloc(elems * sizeof *h->ref_log);
-            ref_softmax_rows(h->h_x, sh->rows, sh->cols, 1, h->ref_log);
-        }
-        h->h_out = pinned_alloc(elems * sizeof *h->h_out);
-        h->h_out16 = pinned_alloc(elems * sizeof *h->h_out16);
-    } else {
-        fill_uniform(h->h_x, elems, -1.0f, 1.0f, seed);
-        size_t outs = sh->kind == GROUP_SUM ? 1 : sh->rows;
-        size_t len = sh->kind == GROUP_SUM ? elems : sh->cols;
-        h->ref = xmalloc(outs * sizeof *h->ref);
-        h->abs_sum = xmalloc(outs * sizeof *h->abs_sum);
-        ref_row_sums(h->h_x, outs, len, h->ref, h->abs_sum);
-        h->h_out = pinned_alloc(outs * sizeof *h->h_out);
-    }
+    /* --check-only needs both inputs; a timed run checks on both too */
+    for (int k = 0; k < N_SETS; k++) set_prepare(&h->set[k], sh, k, seed + 7919u * (uint64_t)k, need_soft,
+                                                 need_log, has_dt);
+    size_t outs = out_count(group_op(sh->kind), sh->rows, sh->cols);
+    (void)elems;
+    h->h_out = pinned_alloc(outs * sizeof *h->h_out);
+    h->h_out16 = pinned_alloc(outs * sizeof *h->h_out16);
 }
 
 /* ------------------------------------------------------------------------- */
 /* Checking one variant                                                      */
 
-static void upload_input(const run_t *r, const host_data *h, const shape_t *sh, dtype dt)
+static const void *set_bytes(const input_set *in, dtype dt)
+{
+    return dt == DT_F32 ? (const void *)in->x : (const void *)in->x16[dt];
+}
+
+static void upload_input(const run_t *r, const input_set *in, const shape_t *sh, dtype dt)
 {
     size_t elems = sh->rows * sh->cols;
-    if (dt == DT_F16) CHECK_CUDA(cudaMemcpy(r->d_in, h->h_x16, elems * 2, cudaMemcpyHostToDevice));
-    else CHECK_CUDA(cudaMemcpy(r->d_in, h->h_x, elems * 4, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(r->d_in, set_bytes(in, dt), elems * dtype_bytes(dt), cudaMemcpyHostToDevice));
 }
 
 /* What happened to a launch: ran, skipped (the GPU lacks a feature), or a
@@ -212,7 +260,8 @@ static launch_outcome handle_launch_error(run_t *r, const char *stage, const var
         if (r->o->variant) {
             fprintf(stderr, "error: variant %s cannot run on %s: %s (%s); choose another variant\n",
                     v->name, r->dev.name, cudaGetErrorString(e),
-                    r->dev.coop_launch ? "cooperative grid too large" : "no cooperative launch on this GPU");
+                    e == cudaErrorCooperativeLaunchTooLarge ? "cooperative grid too large"
+                                                            : "a feature this GPU lacks");
             exit(EXIT_CUDA);
         }
         printf("%-24s skipped: %s on this GPU\n", v->name, cudaGetErrorString(e));
@@ -224,32 +273,49 @@ static launch_outcome handle_launch_error(run_t *r, const char *stage, const var
     exit(EXIT_CUDA);
 }
 
-/* Launches v once on the uploaded input and checks every output. */
-static launch_outcome check_variant(run_t *r, const char *stage, const variant_t *v, const shape_t *sh,
-                                    host_data *h, check_result *res)
+/* Launches v once on one input and checks every output against that input's reference. */
+static launch_outcome check_one(run_t *r, const char *stage, const variant_t *v, const shape_t *sh,
+                                const input_set *in, host_data *h, check_result *res)
 {
     size_t outs = out_count(v->op, sh->rows, sh->cols);
     size_t out_bytes = outs * dtype_bytes(v->out_type);
-    upload_input(r, h, sh, v->in_type);
-    CHECK_CUDA(cudaMemset(r->d_out, 0xFF, out_bytes)); /* all-ones bits: NaN in f32 and f16 */
+    upload_input(r, in, sh, v->in_type);
+    CHECK_CUDA(cudaMemset(r->d_out, 0xFF, out_bytes)); /* all-ones bits: NaN in every dtype */
     if (r->ws_bytes) CHECK_CUDA(cudaMemset(r->d_ws, 0, r->ws_bytes));
     cudaError_t e = v->launch(r->d_in, r->d_out, sh->rows, sh->cols, r->d_ws, r->s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(r->s);
     if (handle_launch_error(r, stage, v, e) == LAUNCH_SKIPPED) return LAUNCH_SKIPPED;
-    if (v->out_type == DT_F16) {
-        CHECK_CUDA(cudaMemcpy(h->h_out16, r->d_out, out_bytes, cudaMemcpyDeviceToHost));
-        halves_to_floats(h->h_out16, h->h_out, outs);
-    } else {
+    if (v->out_type == DT_F32) {
         CHECK_CUDA(cudaMemcpy(h->h_out, r->d_out, out_bytes, cudaMemcpyDeviceToHost));
+    } else {
+        CHECK_CUDA(cudaMemcpy(h->h_out16, r->d_out, out_bytes, cudaMemcpyDeviceToHost));
+        type_to_floats(h->h_out16, h->h_out, outs, v->out_type);
     }
-    if (v->op == OP_SUM)
-        *res = check_sums_against(h->h_out, h->ref, h->abs_sum, 1, sh->cols,
-                                  sum_chain_bound(sh->cols, r->dev.sm_count));
-    else if (v->op == OP_ROWSUM)
-        *res = check_sums_against(h->h_out, h->ref, h->abs_sum, sh->rows, sh->cols, row_chain_bound(sh->cols));
-    else
-        *res = check_softmax_against(h->h_out, v->op == OP_LOGSOFTMAX ? h->ref_log : h->ref, sh->rows,
-                                     sh->cols, v->op == OP_LOGSOFTMAX, v->out_type == DT_F16);
+    if (v->op == OP_SUM || v->op == OP_ROWSUM) {
+        size_t count = v->op == OP_SUM ? 1 : sh->rows;
+        size_t k = v->op == OP_SUM ? sum_chain_bound(sh->cols, r->dev.sm_count) : row_chain_bound(sh->cols);
+        *res = in->exact ? check_exact(h->h_out, in->ref, count)
+                         : check_sums_against(h->h_out, in->ref, in->abs_sum, count, sh->cols, k);
+    } else {
+        *res = check_softmax_against(h->h_out, v->op == OP_LOGSOFTMAX ? in->ref_log : in->ref, sh->rows,
+                                     sh->cols, v->op == OP_LOGSOFTMAX, v->out_type);
+    }
+    return LAUNCH_OK;
+}
+
+/* Checks v on every input of the shape, the random one last, and stops at the first that
+   fails; *failed_set then names it. *res is that failure, or the random input's result. */
+static launch_outcome check_variant(run_t *r, const char *stage, const variant_t *v, const shape_t *sh,
+                                    host_data *h, check_result *res, const char **failed_set)
+{
+    *failed_set = NULL;
+    for (int k = 0; k < N_SETS; k++) {
+        if (check_one(r, stage, v, sh, &h->set[k], h, res) == LAUNCH_SKIPPED) return LAUNCH_SKIPPED;
+        if (!res->ok) {
+            *failed_set = h->set[k].name;
+            break;
+        }
+    }
     return LAUNCH_OK;
 }
 
@@ -330,10 +396,11 @@ static double measure_ceiling(run_t *r, const shape_t *sh, dtype dt, op_kind op,
     size_t in_bytes = elems * dtype_bytes(dt);
     int copy = sh->kind == GROUP_SOFTMAX;
     ceiling_ctx c = {r, in_bytes, copy};
-    upload_input(r, h, sh, dt);
+    const input_set *in = &h->set[SET_RANDOM];
+    upload_input(r, in, sh, dt);
     CHECK_CUDA(rep_ceiling(&c, r->s));
     CHECK_CUDA(cudaStreamSynchronize(r->s));
-    const unsigned char *src = dt == DT_F16 ? (const void *)h->h_x16 : (const void *)h->h_x;
+    const unsigned char *src = set_bytes(in, dt);
     int ok;
     if (copy) {
         unsigned char *back = xmalloc(in_bytes);
@@ -379,7 +446,8 @@ static double run_variant(run_t *r, const char *stage, const variant_t *v, const
                           double ceiling, double cub_us)
 {
     check_result res;
-    if (check_variant(r, stage, v, sh, h, &res) == LAUNCH_SKIPPED) return 0.0;
+    const char *failed_set;
+    if (check_variant(r, stage, v, sh, h, &res, &failed_set) == LAUNCH_SKIPPED) return 0.0;
     result_row row;
     fill_row(&row, stage, v->name, v->op, v->in_type, sh, op_bytes(v->op, v->in_type, v->out_type, sh->rows, sh->cols));
     row.ok = res.ok;
@@ -402,8 +470,8 @@ static double run_variant(run_t *r, const char *stage, const variant_t *v, const
         char msg[256], shape[48];
         format_check_failure(&res, msg, sizeof msg);
         format_shape(v->op, sh->rows, sh->cols, shape, sizeof shape);
-        printf("  FAIL %s/%s (%s %s, %s): %s; not timed\n", stage, v->name, op_name(v->op),
-               dtype_name(v->in_type), shape, msg);
+        printf("  FAIL %s/%s (%s %s, %s, %s input): %s; not timed\n", stage, v->name, op_name(v->op),
+               dtype_name(v->in_type), shape, failed_set ? failed_set : "?", msg);
         r->exit_code = EXIT_CHECK_FAIL;
         return 0.0;
     }
@@ -427,7 +495,7 @@ static void run_shape(run_t *r, const shape_t *sh)
     const stage_t *st = r->stage;
     int is_baseline_stage = st == &stage_baselines;
     size_t runnable = 0;
-    int has_op[4] = {0}, has_dt[2] = {0};
+    int has_op[4] = {0}, has_dt[3] = {0};
     for (size_t i = 0; i < st->n_variants; i++) {
         const variant_t *v = &st->variants[i];
         if (!r->selected[i] || group_of(v->op) != sh->kind) continue;
@@ -457,11 +525,11 @@ static void run_shape(run_t *r, const shape_t *sh)
 
     host_data h;
     memset(&h, 0, sizeof h);
-    host_prepare(r, sh, &h, has_op[OP_LOGSOFTMAX], has_op[OP_SOFTMAX]);
+    host_prepare(r, sh, &h, has_op[OP_LOGSOFTMAX], has_op[OP_SOFTMAX], has_dt);
 
-    static const dtype dts[2] = {DT_F32, DT_F16};
+    static const dtype dts[3] = {DT_F32, DT_F16, DT_BF16};
     static const op_kind ops[4] = {OP_SUM, OP_ROWSUM, OP_SOFTMAX, OP_LOGSOFTMAX};
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < 3; d++) {
         if (!has_dt[dts[d]]) continue;
         double ceiling = 0.0;
         for (int k = 0; k < 4; k++) {

@@ -114,9 +114,7 @@ int csv_parse_row(const char *line, result_row *r, char *gpu, size_t gpu_len)
     snprintf(r->stage, sizeof r->stage, "%s", field[1]);
     snprintf(r->variant, sizeof r->variant, "%s", field[2]);
     if (parse_op(field[3], &r->op)) return -1;
-    if (strcmp(field[4], "f32") == 0) r->dt = DT_F32;
-    else if (strcmp(field[4], "f16") == 0) r->dt = DT_F16;
-    else return -1;
+    if (parse_dtype(field[4], &r->dt)) return -1;
     char *end;
     r->rows = strtoull(field[5], &end, 10); if (*end) return -1;
     r->cols = strtoull(field[6], &end, 10); if (*end) return -1;

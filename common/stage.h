@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 typedef enum { OP_SUM, OP_ROWSUM, OP_SOFTMAX, OP_LOGSOFTMAX } op_kind;
-typedef enum { DT_F32, DT_F16 } dtype;
+typedef enum { DT_F32, DT_F16, DT_BF16 } dtype;
 
 typedef struct {
     const char *name;   /* short, snake_case, unique in its stage: "sequential" */

@@ -104,19 +104,19 @@ static void test_check_softmax_tolerances_f32_and_f16(void)
     float y[4];
     ref_softmax_row(x, 4, 0, ref);
     for (int i = 0; i < 4; i++) y[i] = (float)ref[i];
-    CU_ASSERT_TRUE(check_softmax(y, x, 1, 4, 0, 0).ok);
+    CU_ASSERT_TRUE(check_softmax(y, x, 1, 4, 0, DT_F32).ok);
     y[3] = (float)(ref[3] * (1 + 2e-5) + 2e-6); /* past 1e-6 + 1e-5 |ref| */
-    CU_ASSERT_FALSE(check_softmax(y, x, 1, 4, 0, 0).ok);
-    CU_ASSERT_TRUE(check_softmax(y, x, 1, 4, 0, 1).ok); /* half: rtol 1e-3 */
+    CU_ASSERT_FALSE(check_softmax(y, x, 1, 4, 0, DT_F32).ok);
+    CU_ASSERT_TRUE(check_softmax(y, x, 1, 4, 0, DT_F16).ok); /* half: rtol 1e-3 */
     y[3] = (float)(ref[3] * 1.002);
-    CU_ASSERT_FALSE(check_softmax(y, x, 1, 4, 0, 1).ok);
+    CU_ASSERT_FALSE(check_softmax(y, x, 1, 4, 0, DT_F16).ok);
     /* log-softmax: 1e-5 max(1, |ref|) absolute */
     double l[4];
     ref_softmax_row(x, 4, 1, l);
     for (int i = 0; i < 4; i++) y[i] = (float)l[i];
-    CU_ASSERT_TRUE(check_softmax(y, x, 1, 4, 1, 0).ok);
+    CU_ASSERT_TRUE(check_softmax(y, x, 1, 4, 1, DT_F32).ok);
     y[0] = (float)(l[0] + 1e-5 * fabs(l[0]) * 1.5);
-    CU_ASSERT_FALSE(check_softmax(y, x, 1, 4, 1, 0).ok);
+    CU_ASSERT_FALSE(check_softmax(y, x, 1, 4, 1, DT_F32).ok);
 }
 
 static void test_check_softmax_rows_must_sum_to_one(void)
@@ -129,7 +129,7 @@ static void test_check_softmax_rows_must_sum_to_one(void)
     /* each element high by 9e-7: inside 1e-6 + 1e-5 |ref|, but the row sums
        to 1 + 9e-5, outside C * 4u = 2.4e-5 */
     for (int i = 0; i < C; i++) y[i] = (float)(ref[i] + 9e-7);
-    check_result r = check_softmax(y, x, 1, C, 0, 0);
+    check_result r = check_softmax(y, x, 1, C, 0, DT_F32);
     CU_ASSERT_FALSE(r.ok);
     CU_ASSERT_STRING_EQUAL(r.what, "row sum");
 }
@@ -138,15 +138,15 @@ static void test_check_softmax_special_values(void)
 {
     float x[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
     float y[4] = {NAN, NAN, NAN, NAN};
-    CU_ASSERT_TRUE(check_softmax(y, x, 1, 4, 0, 0).ok); /* all -inf: NaN is right */
+    CU_ASSERT_TRUE(check_softmax(y, x, 1, 4, 0, DT_F32).ok); /* all -inf: NaN is right */
     y[2] = 0.25f;
-    CU_ASSERT_FALSE(check_softmax(y, x, 1, 4, 0, 0).ok);
+    CU_ASSERT_FALSE(check_softmax(y, x, 1, 4, 0, DT_F32).ok);
     float x2[2] = {-INFINITY, 1.0f}, l[2] = {-INFINITY, 0.0f};
-    CU_ASSERT_TRUE(check_softmax(l, x2, 1, 2, 1, 0).ok);
+    CU_ASSERT_TRUE(check_softmax(l, x2, 1, 2, 1, DT_F32).ok);
     l[0] = -1e30f; /* must be exactly -inf */
-    CU_ASSERT_FALSE(check_softmax(l, x2, 1, 2, 1, 0).ok);
+    CU_ASSERT_FALSE(check_softmax(l, x2, 1, 2, 1, DT_F32).ok);
     float y2[2] = {0.0f, NAN}; /* an unwritten (poisoned) element fails */
-    check_result r = check_softmax(y2, x2, 1, 2, 0, 0);
+    check_result r = check_softmax(y2, x2, 1, 2, 0, DT_F32);
     CU_ASSERT_FALSE(r.ok);
     CU_ASSERT_EQUAL(r.index, 1);
 }

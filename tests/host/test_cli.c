@@ -120,8 +120,10 @@ static void test_op_and_dtype_accept_only_their_names(void)
     CU_ASSERT(o.have_op && o.op == OP_LOGSOFTMAX);
     CU_ASSERT(o.have_dtype && o.dt == DT_F16);
     CU_ASSERT_EQUAL(parse("--op", "max", NULL), EXIT_USAGE);
-    CU_ASSERT_EQUAL(parse("--dtype", "bf16", NULL), EXIT_USAGE);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "f32 or f16"));
+    CU_ASSERT_EQUAL(parse("--dtype", "bf16", NULL), 0);
+    CU_ASSERT(o.have_dtype && o.dt == DT_BF16);
+    CU_ASSERT_EQUAL(parse("--dtype", "f64", NULL), EXIT_USAGE);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "f32, f16 or bf16"));
 }
 
 static void test_flag_equals_value_form_is_accepted(void)
