@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Large references and checks run on every core: chunks of at least this
    many elements per thread. */
@@ -346,6 +347,11 @@ void format_check_failure(const check_result *r, char *buf, size_t len)
 {
     if (r->ok) {
         snprintf(buf, len, "ok (max |err| %.3g)", r->max_err);
+        return;
+    }
+    if (r->what && strcmp(r->what, "guard") == 0) {
+        snprintf(buf, len, "wrote past the end of its output: the guard bytes after its last element "
+                           "(index %zu) changed", r->index ? r->index - 1 : 0);
         return;
     }
     snprintf(buf, len, "first bad %s at index %zu: expected %.9g, got %.9g (|err| %.3g > bound %.3g)",

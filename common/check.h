@@ -22,7 +22,7 @@ typedef struct {
     double actual;     /* GPU value at index */
     double bound;      /* allowed |error| at index */
     double max_err;    /* largest |gpu - ref| over all finite references */
-    const char *what;  /* "value" or "row sum" */
+    const char *what;  /* "value", "row sum", or "guard" (bytes after the output changed) */
 } check_result;
 
 /* Reference sum in double of x[0..n); *abs_sum gets sum |x_i|. Cannot fail. */

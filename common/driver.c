@@ -23,6 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bytes after every output that the check fills with GUARD_BYTE and reads back: a kernel
+   that writes past the end of its output fails its check instead of going unnoticed.
+   The output buffers are allocated 256 bytes longer than the largest output. */
+#define GUARD_BYTES 64
+#define GUARD_BYTE 0xA5
+
 /* Default shapes: 2^28 floats (1 GiB) for full sums, far beyond any L2; a
    [65536, 1024] matrix (2^26 elements) for row operations. */
 #define DEFAULT_SUM_N ((size_t)1 << 28)
@@ -281,6 +287,8 @@ static launch_outcome check_one(run_t *r, const char *stage, const variant_t *v,
     size_t out_bytes = outs * dtype_bytes(v->out_type);
     upload_input(r, in, sh, v->in_type);
     CHECK_CUDA(cudaMemset(r->d_out, 0xFF, out_bytes)); /* all-ones bits: NaN in every dtype */
+    /* guard bytes right after the output: a write past its end changes them */
+    CHECK_CUDA(cudaMemset((char *)r->d_out + out_bytes, GUARD_BYTE, GUARD_BYTES));
     if (r->ws_bytes) CHECK_CUDA(cudaMemset(r->d_ws, 0, r->ws_bytes));
     cudaError_t e = v->launch(r->d_in, r->d_out, sh->rows, sh->cols, r->d_ws, r->s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(r->s);
@@ -290,6 +298,16 @@ static launch_outcome check_one(run_t *r, const char *stage, const variant_t *v,
     } else {
         CHECK_CUDA(cudaMemcpy(h->h_out16, r->d_out, out_bytes, cudaMemcpyDeviceToHost));
         type_to_floats(h->h_out16, h->h_out, outs, v->out_type);
+    }
+    unsigned char guard[GUARD_BYTES];
+    CHECK_CUDA(cudaMemcpy(guard, (char *)r->d_out + out_bytes, GUARD_BYTES, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < GUARD_BYTES; i++) {
+        if (guard[i] != GUARD_BYTE) {
+            memset(res, 0, sizeof *res);
+            res->index = outs; /* one past the last element */
+            res->what = "guard";
+            return LAUNCH_OK;
+        }
     }
     if (v->op == OP_SUM || v->op == OP_ROWSUM) {
         size_t count = v->op == OP_SUM ? 1 : sh->rows;
@@ -355,9 +373,10 @@ static cudaError_t rep_ceiling(void *p, cudaStream_t s)
     return read_stream_launch(c->r->d_in, c->bytes, c->r->d_xor, s);
 }
 
-static void time_or_die(run_t *r, rep_fn fn, void *ctx, const char *what, timing_t *t)
+/* Times fn; label names it for a profiler (stage/variant/op/dtype). Exits 3 on a CUDA error. */
+static void time_or_die(run_t *r, rep_fn fn, void *ctx, const char *what, const char *label, timing_t *t)
 {
-    cudaError_t e = time_reps(fn, ctx, flush_l2, r, r->o->warmup, r->o->iters, r->s, t);
+    cudaError_t e = time_reps(fn, ctx, flush_l2, r, r->o->warmup, r->o->iters, r->s, label, t);
     if (e != cudaSuccess) {
         fprintf(stderr, "error: timing %s failed: CUDA %s (%s); find a kernel fault with `make sanitize`\n",
                 what, cudaGetErrorName(e), cudaGetErrorString(e));
@@ -421,7 +440,9 @@ static double measure_ceiling(run_t *r, const shape_t *sh, dtype dt, op_kind op,
         free(blk);
     }
     timing_t t;
-    time_or_die(r, rep_ceiling, &c, copy ? "the copy ceiling" : "the read ceiling", &t);
+    char label[160];
+    snprintf(label, sizeof label, "baseline/%s/%s/%s", copy ? "copy" : "read_stream", op_name(op), dtype_name(dt));
+    time_or_die(r, rep_ceiling, &c, copy ? "the copy ceiling" : "the read ceiling", label, &t);
     result_row row;
     fill_row(&row, "baseline", copy ? "copy" : "read_stream", op, dt, sh, copy ? 2 * in_bytes : in_bytes);
     row.median_us = t.median_us;
@@ -456,7 +477,9 @@ static double run_variant(run_t *r, const char *stage, const variant_t *v, const
         launch_ctx c = {v, r, sh};
         if (r->ws_bytes) CHECK_CUDA(cudaMemset(r->d_ws, 0, r->ws_bytes));
         timing_t t;
-        time_or_die(r, rep_variant, &c, v->name, &t);
+        char label[160];
+        snprintf(label, sizeof label, "%s/%s/%s/%s", stage, v->name, op_name(v->op), dtype_name(v->in_type));
+        time_or_die(r, rep_variant, &c, v->name, label, &t);
         row.timed = 1;
         row.median_us = t.median_us;
         row.min_us = t.min_us;

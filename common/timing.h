@@ -20,9 +20,12 @@ typedef cudaError_t (*prep_fn)(void *ctx, cudaStream_t s);
 
 /* Runs warmup untimed repetitions, then iters repetitions each bracketed by
    its own pair of events, prep() before each one outside the events.
+   label names what is timed ("05_packed/packed_sum/sum/f32"): with REDUCE_PROFILE=1 in the
+   environment, each timed repetition runs inside an NVTX range of that name, between
+   cudaProfilerStart() and cudaProfilerStop(), for `make profile`.
    Returns the first CUDA error (nothing is timed then), else cudaSuccess. */
 cudaError_t time_reps(rep_fn fn, void *fn_ctx, prep_fn prep, void *prep_ctx, int warmup, int iters,
-                      cudaStream_t s, timing_t *out);
+                      cudaStream_t s, const char *label, timing_t *out);
 
 /* Median of v[0..n) (sorts v in place; the mean of the middle two for even n).
    n must be >= 1. */
