@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: MIT
+# evidence_lib.sh: helpers shared by profile.sh, sanitize.sh and sass.sh (sourced, POSIX sh).
+
+# find_tool NAME: prints the path of a CUDA tool and returns 0, or returns 1. Looks on PATH,
+# then in $CUDA_HOME/bin, /usr/local/cuda/bin, and where the toolkit installs the tool itself
+# (compute-sanitizer/, /opt/nvidia/nsight-compute/<version>/ for ncu, the newest first).
+find_tool() {
+    _t=$(command -v "$1" 2>/dev/null) && { echo "$_t"; return 0; }
+    for _d in "${CUDA_HOME:-/usr/local/cuda}/bin" /usr/local/cuda/bin \
+              "${CUDA_HOME:-/usr/local/cuda}/compute-sanitizer" /usr/local/cuda/compute-sanitizer; do
+        [ -x "$_d/$1" ] && { echo "$_d/$1"; return 0; }
+    done
+    if [ "$1" = ncu ]; then
+        for _t in $(ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -r); do
+            [ -x "$_t" ] && { echo "$_t"; return 0; }
+        done
+    fi
+    return 1
+}
+
+# have_gpu: true when a CUDA device is visible. HAVE_GPU from make wins when it is set
+# (yes or empty); otherwise nvidia-smi decides.
+have_gpu() {
+    if [ "${HAVE_GPU+set}" = set ]; then [ "$HAVE_GPU" = yes ]; return; fi
+    nvidia-smi -L 2>/dev/null | grep -q GPU
+}
+
+# pick_arch CUOBJDUMP BINARY: the SASS architecture to read from BINARY: $ARCH if the binary
+# holds it, else the installed GPU's, else sm_90 if present, else the newest it holds.
+# Prints nothing when the binary holds no machine code.
+pick_arch() {
+    _have=$("$1" -lelf "$2" 2>/dev/null | sed -n 's/.*\.\(sm_[0-9][0-9]*[a-z]*\)\.cubin$/\1/p' | sort -u)
+    [ -n "$_have" ] || return 0
+    _gpu=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 |
+           tr -d ' .' | sed -n 's/^\([0-9][0-9]*\)$/sm_\1/p')
+    for _a in "${ARCH:-}" "$_gpu" sm_90; do
+        [ -n "$_a" ] && echo "$_have" | grep -qx "$_a" && { echo "$_a"; return 0; }
+    done
+    echo "$_have" | sort -t_ -k2 -n | tail -n1
+}
+
+# demangle: a filter from mangled to readable C++ names, one per line (cu++filt, else
+# c++filt, else the names as they are).
+demangle() {
+    if _f=$(find_tool cu++filt); then "$_f"
+    elif command -v c++filt >/dev/null 2>&1; then c++filt
+    else cat
+    fi
+}

@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: MIT
+# sass_inflight.awk: the bytes of global loads one thread issues before it must wait, per
+# kernel, read from `cuobjdump -sass` text (one architecture: cuobjdump -sass -arch sm_90 ...).
+#
+#   cuobjdump -sass -arch sm_90 build/04_block_reduce | awk -f tools/sass_inflight.awk
+#   prints one line per kernel:   mangled_name bytes_per_thread
+#   -v verbose=1 also prints each kernel's largest group as "# name: N loads, B bytes at 0xADDR"
+#
+# The rule, within one basic block: the LDG instructions issued one after another form a
+# group until an instruction reads one of their destination registers (the thread must then
+# wait for that load); a BRA, BAR, EXIT, RET or CALL, or a branch target, also ends it. A group's
+# bytes are the sum of its loads' widths from the opcode (LDG.E 4, .64 8, .128 16, .U16/.S16 2,
+# .U8/.S8 1); a predicated LDG counts. The kernel's figure is its largest group: what one
+# thread keeps in flight in its busiest stretch (usually the loop body). LDGSTS (cp.async,
+# global to shared) counts as a load too; the thread waits for it at DEPBAR, which ends the
+# group. Generic LD (ld through a generic pointer) is not counted. Reads are found from the
+# operands: every register after the destination, and every register inside [...]; R8.64
+# reads R8 and R9, as do IMAD.WIDE's third source and the data of a .64 store; .128 stores
+# read four. Where the compiler pipelines loads (issues new ones while consuming older
+# ones), a group restarts at the first consumer: the figure is then a lower bound.
+
+BEGIN {
+    # opcodes whose register operands are all sources: stores, reductions, control flow,
+    # barriers (comparisons, *SETP, write only predicates and are matched apart)
+    NO_DEST = "^(ST|RED|BAR|BRA|BRX|JMP|JMX|CALL|RET|EXIT|WARPSYNC|BSSY|BSYNC|YIELD|MEMBAR|" \
+              "FENCE|ERRBAR|CGAERRBAR|CCTL|NOP|DEPBAR|PLOP3|R2P|FCHK|BPT|SYNCS|LDGSTS|ARRIVES)"
+}
+
+function norm_addr(a) {
+    a = tolower(a)
+    sub(/^0x/, "", a)
+    sub(/^0+/, "", a)
+    return a == "" ? "0" : a
+}
+
+# width in bytes of a global load from its opcode's modifiers
+function ldg_bytes(op,    parts, k, n, w) {
+    n = split(op, parts, ".")
+    w = 4
+    for (k = 2; k <= n; k++) {
+        if (parts[k] == "128") w = 16
+        else if (parts[k] == "64") w = 8
+        else if (parts[k] == "U16" || parts[k] == "S16") w = 2
+        else if (parts[k] == "U8" || parts[k] == "S8") w = 1
+    }
+    return w
+}
+
+function is_pred(s) {
+    gsub(/^[ \t!]+|[ \t]+$/, "", s)
+    return s ~ /^U?P([0-6]|T)$/
+}
+
+# Adds the registers that operand s reads to the set rd (as "R<n>" keys); wide is the
+# number of registers a bare register here spans (2 for 64-bit operands, 4 for .128 data).
+function add_reads(s, wide, rd,    rest, pre, tok, num, w, k) {
+    rest = s
+    while (match(rest, /R[0-9]+(\.64|\.128)?/)) {
+        pre = RSTART > 1 ? substr(rest, RSTART - 1, 1) : ""
+        tok = substr(rest, RSTART, RLENGTH)
+        rest = substr(rest, RSTART + RLENGTH)
+        if (pre ~ /[A-Za-z0-9_]/) continue      # UR6, SR_TID: not a register read
+        num = tok
+        sub(/^R/, "", num)
+        sub(/\..*/, "", num)
+        w = wide
+        if (tok ~ /\.64$/) w = 2
+        else if (tok ~ /\.128$/) w = 4
+        for (k = 0; k < w; k++) rd["R" (num + k)] = 1
+    }
+}
+
+# Ends the current group of loads: keeps it if it is the largest of the kernel.
+function close_group() {
+    if (g_bytes > best_bytes) {
+        best_bytes = g_bytes
+        best_count = g_count
+        best_at = g_at
+    }
+    g_bytes = 0
+    g_count = 0
+    g_at = ""
+    split("", pending)
+}
+
+function analyse(    i, k, nops, ops, op, allsrc, dest_k, rd, wide, r, hit, w, num, last, tgt) {
+    if (fname == "") return
+    split("", target)
+    for (i = 1; i <= n; i++) {
+        op = opc[i]
+        if (op ~ /^(BRA|BRX|JMP|JMX|CALL|BSSY|BREAK|WARPSYNC|SSY|PBK|PCNT)/) {
+            nops = split(args[i], ops, ",")
+            last = ops[nops]
+            gsub(/[ \t]/, "", last)
+            if (last ~ /^0x[0-9a-fA-F]+$/) target[norm_addr(last)] = 1
+        }
+    }
+    best_bytes = 0
+    best_count = 0
+    best_at = ""
+    g_bytes = 0
+    g_count = 0
+    g_at = ""
+    split("", pending)
+    for (i = 1; i <= n; i++) {
+        op = opc[i]
+        if (norm_addr(addr[i]) in target) close_group()
+        nops = args[i] == "" ? 0 : split(args[i], ops, ",")
+        allsrc = op ~ /SETP/ || op ~ NO_DEST
+        dest_k = 0
+        if (!allsrc)
+            for (k = 1; k <= nops; k++)
+                if (!is_pred(ops[k])) { if (ops[k] !~ /\[/) dest_k = k; break }
+        split("", rd)
+        for (k = 1; k <= nops; k++) {
+            if (k == dest_k) continue
+            wide = 1
+            if (op ~ /^(ST|RED|ATOM)/ && ops[k] !~ /\[/)
+                wide = op ~ /\.128/ ? 4 : (op ~ /\.64/ ? 2 : 1)
+            else if (op ~ /^IMAD\.WIDE/ && k == nops) wide = 2
+            else if (op ~ /^D(ADD|MUL|FMA|SETP|MNMX)/) wide = 2
+            else if (op ~ /^(F2F|F2I)/ && op ~ /\.F64/) wide = 2
+            add_reads(ops[k], wide, rd)
+        }
+        hit = 0
+        for (r in rd) if (r in pending) { hit = 1; break }
+        if (hit) close_group()
+        if (op ~ /^LDG(\.|$)/ || op ~ /^LDGSTS/) {
+            w = ldg_bytes(op)
+            if (g_count == 0) g_at = addr[i]
+            g_bytes += w
+            g_count++
+            if (dest_k && ops[dest_k] ~ /R[0-9]+/) {
+                num = ops[dest_k]
+                sub(/^[^R]*R/, "", num)
+                sub(/[^0-9].*$/, "", num)
+                for (k = 0; k < (w > 4 ? w / 4 : 1); k++) pending["R" (num + k)] = 1
+            }
+        }
+        if (op ~ /^(BRA|BRX|JMP|JMX|EXIT|RET|BAR|CALL|BPT|KILL|DEPBAR)/) close_group()
+    }
+    close_group()
+    if (!(fname in result)) order[++nfn] = fname
+    if (!(fname in result) || best_bytes > result[fname]) {
+        result[fname] = best_bytes
+        detail[fname] = best_count " loads, " best_bytes " bytes at 0x" best_at
+    }
+    fname = ""
+    n = 0
+}
+
+/^[ \t]*Function : / { analyse(); fname = $3; n = 0; next }
+/^[ \t]*(Fatbin|arch = |code for )/ { analyse(); next }
+fname != "" && /^[ \t]*\/\*[0-9a-fA-F]+\*\// {
+    line = $0
+    sub(/^[ \t]*\/\*/, "", line)
+    a = line
+    sub(/\*\/.*/, "", a)
+    sub(/^[0-9a-fA-F]+\*\/[ \t]*/, "", line)
+    semi = index(line, ";")
+    if (semi) line = substr(line, 1, semi - 1)
+    sub(/^@!?U?P([0-6]|T)[ \t]+/, "", line)     # the guard predicate
+    gsub(/^[ \t]+|[ \t]+$/, "", line)
+    if (line == "") next
+    sp = index(line, " ")
+    n++
+    addr[n] = a
+    if (sp) { opc[n] = substr(line, 1, sp - 1); args[n] = substr(line, sp + 1) }
+    else { opc[n] = line; args[n] = "" }
+    next
+}
+
+END {
+    analyse()
+    for (i = 1; i <= nfn; i++) {
+        print order[i], result[order[i]]
+        if (verbose) print "# " order[i] ": " detail[order[i]]
+    }
+}
