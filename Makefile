@@ -33,21 +33,32 @@ ifneq ($(filter-out $(ALL_STAGES),$(STAGES)),)
   $(error STAGES=$(filter-out $(ALL_STAGES),$(STAGES)): no such stage; choose from $(ALL_STAGES))
 endif
 
-# GPU architecture: ARCH=sm_XY wins; else the installed GPU; else a portable list.
+# GPU architecture: ARCH=sm_XY wins (or a list, ARCH=sm_75,sm_90); else the installed GPUs; else a
+# portable list. The CUDA 12.0 .. 13.x toolkits all build sm_75 .. sm_90.
 ifeq ($(origin ARCH),undefined)
-  ARCH := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d ' .' | sed -n 's/^\([0-9][0-9]*[a-z]*\)$$/sm_\1/p')
+  ARCH := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' | sed -n 's/^\([0-9][0-9]*[a-z]*\)$$/sm_\1/p' | sort -u)
 endif
-ifneq ($(strip $(ARCH)),)
-  CC_NUM  := $(ARCH:sm_%=%)
-  GENCODE := -gencode arch=compute_$(CC_NUM),code=[sm_$(CC_NUM),compute_$(CC_NUM)]
+ARCH_LIST := $(sort $(subst $(comma),$(space),$(ARCH)))
+ifneq ($(filter-out sm_%,$(ARCH_LIST)),)
+  $(error ARCH=$(ARCH): expected sm_XY names such as sm_75 or sm_75,sm_90)
+endif
+ifneq ($(ARCH_LIST),)
+  GENCODE := $(foreach a,$(ARCH_LIST:sm_%=%),\
+                 -gencode arch=compute_$(a),code=[sm_$(a),compute_$(a)])
 else
-  # no GPU here: Ampere and Hopper machine code, and PTX that newer GPUs compile at load
-  GENCODE := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
+  # No GPU here: machine code for Turing (sm_75: T4, RTX 20xx), Ampere (sm_80: A100; sm_86: RTX 30xx,
+  # A10, also run by sm_87 and sm_89: RTX 40xx, L4) and Hopper (sm_90). PTX for the lowest of them,
+  # so the binary loads on every GPU from Turing on, and PTX for Hopper, which GPUs after it compile
+  # at load time with the sm_90 paths (clusters) kept.
+  GENCODE := -gencode arch=compute_75,code=[sm_75,compute_75] -gencode arch=compute_80,code=sm_80 \
+             -gencode arch=compute_86,code=sm_86 -gencode arch=compute_90,code=[sm_90,compute_90]
 endif
+# ptxas reports every kernel that spills registers to local memory, for every architecture built
+PTXAS_FLAGS := -Xptxas -warn-spills
 
 INCLUDES := -Icommon -Ibaselines
 CFLAGS   := -std=c11 -O2 -pthread -Wall -Wextra -D_POSIX_C_SOURCE=200809L $(INCLUDES) -I$(CUDA_HOME)/include
-NVFLAGS  := -O3 -lineinfo -std=c++17 $(GENCODE) $(INCLUDES) -Xcompiler -Wall
+NVFLAGS  := -O3 -lineinfo -std=c++17 $(GENCODE) $(PTXAS_FLAGS) $(INCLUDES) -Xcompiler -Wall
 LDFLAGS  := $(GENCODE)
 LDLIBS   := -lcublas -lm -lpthread
 
