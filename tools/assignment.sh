@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# assignment.sh BUILD "STAGES": cuts an assignment (make assignment STAGES=a,b runs this).
+#
+# Writes BUILD/assignment/, the repository's tracked files (git ls-files where this folder is a
+# git work tree's top, else every file but build/, results/ and .git/), in which:
+#   - the .cu, .cuh, .c, .h and .md files of each chosen stage pass through BUILD/assign, which
+#     replaces every solution region by a stub (a bad marker stops everything: exit 2);
+#   - what tools/solution_only.txt lists (answers, this guide for instructors) is left out;
+#   - every other file, the stages not chosen included, is copied as it is.
+# Then BUILD/assignment.tar.gz. Nothing is replaced until every file has been processed.
+# Exit codes: 0 done; 1 a file could not be read, copied or written; 2 usage or a bad marker.
+set -u
+
+if [ $# -ne 2 ]; then
+    echo "usage: sh tools/assignment.sh BUILD \"STAGE ...\"" >&2
+    exit 2
+fi
+build=$1
+stages=$(printf '%s\n' "$2" | tr ',' ' ')
+assign=$build/assign
+only=tools/solution_only.txt
+dest=$build/assignment
+tmp=$build/assignment.tmp
+list=$build/assignment.files
+
+[ -x "$assign" ] || { echo "assignment.sh: $assign is missing (make $assign)" >&2; exit 2; }
+[ -f "$only" ] || { echo "assignment.sh: no $only (run from the repository root)" >&2; exit 2; }
+for s in $stages; do
+    [ -d "$s" ] || { echo "assignment.sh: no stage folder '$s'" >&2; exit 2; }
+done
+
+fail() { rm -rf "$tmp" "$list"; exit "$1"; }
+
+# the file list
+top=""
+if command -v git >/dev/null 2>&1; then
+    top=$(git rev-parse --show-toplevel 2>/dev/null) || top=""
+fi
+if [ -n "$top" ] && [ "$top" = "$(pwd -P)" ]; then
+    git -c core.quotepath=off ls-files >"$list" || fail 1
+    source_kind="git ls-files"
+    untracked=$(git -c core.quotepath=off ls-files --others --exclude-standard | tr '\n' ' ')
+    [ -n "$untracked" ] &&
+        echo "make assignment: note: not tracked by git, so left out: $untracked(git add to include)"
+else
+    find . -type f ! -path './build/*' ! -path './results/*' ! -path './.git/*' |
+        sed 's|^\./||' | LC_ALL=C sort >"$list" || fail 1
+    source_kind="every file but build/, results/ and .git/"
+fi
+
+# the patterns of solution-only files
+patterns=$(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$only")
+
+is_solution_only() {
+    for p in $patterns; do
+        case $1 in $p) return 0 ;; esac
+    done
+    return 1
+}
+
+is_chosen() {
+    for s in $stages; do [ "$1" = "$s" ] && return 0; done
+    return 1
+}
+
+rm -rf "$tmp"
+mkdir -p "$tmp" || fail 1
+copied=0
+left_out=""
+stubbed=""
+set -f # the patterns are matched by case, never expanded against the tree
+while IFS= read -r f; do
+    [ -f "$f" ] || continue # tracked but deleted in the working tree
+    if is_solution_only "$f"; then
+        left_out="$left_out $f"
+        continue
+    fi
+    mkdir -p "$tmp/$(dirname "$f")" || fail 1
+    stage=${f%%/*}
+    kind=copy
+    if [ "$stage" != "$f" ] && is_chosen "$stage"; then
+        case $f in *.cu | *.cuh | *.c | *.h | *.md) kind=assign ;; esac
+    fi
+    if [ $kind = assign ]; then
+        out=$("$assign" "$f" "$tmp/$f") || fail $?
+        n=$(printf '%s\n' "$out" | sed -n 's/.*: \([0-9][0-9]*\) solution region.*/\1/p')
+        [ "${n:-0}" -gt 0 ] && stubbed="$stubbed $f($n)"
+    else
+        cp -p "$f" "$tmp/$f" || fail 1
+    fi
+    copied=$((copied + 1))
+done <"$list"
+set +f
+rm -f "$list"
+
+# a marker left in a chosen stage means a file kind the generator does not process
+for s in $stages; do
+    left=$(grep -rn -e 'BEGIN SOLUTION' -e 'END SOLUTION' "$tmp/$s" 2>/dev/null | head -n 1)
+    if [ -n "$left" ]; then
+        echo "${left#"$tmp"/}: a solution marker in a file that make assignment does not stub" >&2
+        fail 2
+    fi
+done
+
+rm -rf "$dest" && mv "$tmp" "$dest" || fail 1
+(cd "$build" && tar -cf - assignment) | gzip -9n >"$build/assignment.tar.gz" || exit 1
+
+echo "make assignment: $dest/ ($copied files, from $source_kind) and $build/assignment.tar.gz"
+echo "  stages with stubs:  $stages"
+for s in $stages; do
+    case "$stubbed " in
+    *" $s/"*) ;;
+    *) echo "  note: $s has no solution regions: students receive it whole" ;;
+    esac
+done
+echo "  regions stubbed:   ${stubbed# }"
+echo "  left out:          ${left_out# }"
