@@ -1,4 +1,56 @@
 # SPDX-License-Identifier: MIT
-# course.mk: the course kit.
-#   make assignment [STAGES=...]   the exercise tree: build/assignment/ and a tarball
-#   make grade [STAGES=...]        grade the working tree on this GPU: build/grade/results.json
+# course.mk: the course kit (INSTRUCTORS.md tells the whole story).
+#   make assignment [STAGES=...]        the exercise tree: build/assignment/ and a tarball, each
+#                                       chosen stage's solution regions stubbed, answers left out
+#   make grade [STAGES=...]             grade this tree on this GPU: a table and
+#                                       build/grade/results.json (Gradescope's format)
+#   make test-assignment [STAGES=...]   cut an assignment and build it with nvcc, for one
+#                                       architecture (ARCH, default sm_90): the stubs compile
+# GRADE_FLAGS passes flags to the grader, build/grader (e.g. GRADE_FLAGS="--timeout-suite 60");
+# its outputs go to build/grade/.
+
+.PHONY: assignment grade test-assignment
+
+TOOLS_BINS += $(BUILD)/assign $(BUILD)/grader
+TOOLS_LIB  += $(BUILD)/obj/tools/assign_lib.o $(BUILD)/obj/tools/grade_lib.o
+
+$(BUILD)/assign: tools/assign.c tools/assign.h
+	@mkdir -p $(@D)
+	$(HOST_CC) $(CFLAGS) -Itools $< -o $@
+
+$(BUILD)/grader: tools/grade.c tools/grade.h
+	@mkdir -p $(@D)
+	$(HOST_CC) $(CFLAGS) -Itools $< -o $@ -lm
+
+# the same sources without their main, for the host tests
+$(BUILD)/obj/tools/assign_lib.o: tools/assign.c tools/assign.h
+	@mkdir -p $(@D)
+	$(HOST_CC) $(CFLAGS) -Itools -DCOURSE_LIB -c $< -o $@
+
+$(BUILD)/obj/tools/grade_lib.o: tools/grade.c tools/grade.h
+	@mkdir -p $(@D)
+	$(HOST_CC) $(CFLAGS) -Itools -DCOURSE_LIB -c $< -o $@
+
+assignment: $(BUILD)/assign
+	@sh tools/assignment.sh '$(BUILD)' '$(STAGES)'
+
+# The grader needs a GPU (it says so and stops, exit 3, before anything is built). The stage
+# programs and the gpu suite are relinked from scratch and built with -k: a stage that does
+# not compile fails its own tests (with the compiler's errors) instead of stopping the
+# grading, and no program left over from an earlier build is ever graded.
+GRADE_FLAGS ?=
+grade: $(BUILD)/grader
+	@$(BUILD)/grader --probe --out $(BUILD)/grade
+	@rm -f $(addprefix $(BUILD)/,$(STAGES)) $(TEST_GPU)
+	@echo "make grade: building the stages and the gpu suite (log: $(BUILD)/grade/build.log)"
+	@$(MAKE) --no-print-directory -k $(addprefix $(BUILD)/,$(STAGES)) $(TEST_GPU) \
+	    >$(BUILD)/grade/build.log 2>&1 || echo "make grade: part of the build FAILED;" \
+	    "grading what built (the errors: $(BUILD)/grade/build.log)"
+	$(BUILD)/grader --stages '$(STAGES)' --build $(BUILD) --out $(BUILD)/grade \
+	    --build-log $(BUILD)/grade/build.log $(GRADE_FLAGS)
+
+# Kept out of the host suite (which students run often) because it takes about a minute
+# of nvcc on two cores; CI runs it after make test.
+test-assignment: assignment
+	$(MAKE) -C $(BUILD)/assignment --no-print-directory BUILD=build ARCH=$(or $(ARCH),sm_90) all
+	@echo "make test-assignment: the assignment ($(STAGES)) builds with nvcc"

@@ -10,5 +10,6 @@ extern CU_TestInfo data_tests[];
 extern CU_TestInfo check_tests[];
 extern CU_TestInfo report_tests[];
 extern CU_TestInfo program_tests[];
+extern CU_TestInfo assign_tests[];
 
 #endif

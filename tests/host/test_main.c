@@ -13,6 +13,7 @@ int main(void)
         {"check: references and pass/fail rules", NULL, NULL, NULL, NULL, check_tests},
         {"report: statistics, bytes and CSV", NULL, NULL, NULL, NULL, report_tests},
         {"program: exit codes of the stage binaries", NULL, NULL, NULL, NULL, program_tests},
+        {"course: assignment generator and grader", NULL, NULL, NULL, NULL, assign_tests},
         CU_SUITE_INFO_NULL,
     };
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;

@@ -1,0 +1,717 @@
+/* SPDX-License-Identifier: MIT */
+/* The course kit: the solution-region generator (tools/assign.c), make assignment's script,
+   and the grader's parts (tools/grade.c): thresholds, scores, CSV lookup, JSON, and the
+   grader itself run against stand-in programs that pass, fail, crash and hang. */
+#include <CUnit/CUnit.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "assign.h"
+#include "grade.h"
+#include "suites.h"
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static char err[512];
+
+/* strip_regions on a string; returns the region count and the output in a static buffer. */
+static int strip(const char *in, size_t len, int markdown, char *got, size_t cap, size_t *got_len)
+{
+    char *out = NULL;
+    size_t n = 0;
+    int r = strip_regions(in, len, "x.cu", markdown, &out, &n, err, sizeof err);
+    if (r >= 0 && n < cap) {
+        memcpy(got, out, n + 1);
+        *got_len = n;
+    }
+    free(out);
+    return r;
+}
+
+static int same_bytes(const char *got, size_t got_len, const char *want)
+{
+    return got_len == strlen(want) && memcmp(got, want, got_len) == 0;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *p = malloc((size_t)n + 1);
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) { free(p); p = NULL; }
+    fclose(f);
+    if (p) { p[n] = '\0'; if (len) *len = (size_t)n; }
+    return p;
+}
+
+static int write_text(const char *path, const char *text, int executable)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    fputs(text, f);
+    fclose(f);
+    return executable ? chmod(path, 0755) : 0;
+}
+
+/* Runs a shell command, its stdout and stderr into one file; returns its exit code. */
+static char cmd_out[65536];
+static int run_sh(const char *cmd)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "( %s ) >/tmp/reduce-assign-test.out 2>&1", cmd);
+    int st = system(full);
+    char *t = read_all("/tmp/reduce-assign-test.out", NULL);
+    snprintf(cmd_out, sizeof cmd_out, "%s", t ? t : "");
+    free(t);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *build_dir(void)
+{
+    static char path[PATH_MAX + 256];
+    char cwd[PATH_MAX];
+    const char *b = getenv("BUILD_DIR") ? getenv("BUILD_DIR") : "build";
+    if (b[0] == '/' || !getcwd(cwd, sizeof cwd)) snprintf(path, sizeof path, "%s", b);
+    else snprintf(path, sizeof path, "%s/%s", cwd, b);
+    return path;
+}
+
+/* ---- the generator ---------------------------------------------------------- */
+
+static void test_the_generator_removes_every_region_and_keeps_every_other_byte(void)
+{
+    /* LF and CRLF lines, tabs and spaces, a hint, a region right at the end of a file that
+       has no trailing newline, and text around every region */
+    const char in[] =
+        "int a;\n"
+        "    // BEGIN SOLUTION\n"
+        "    a = 1;\n"
+        "    // END SOLUTION\n"
+        "  keep  \n"
+        "\t// BEGIN SOLUTION\r\n"
+        "\t// HINT: one __shfl_down_sync per halving\r\n"
+        "\tv += __shfl_down_sync(~0u, v, 16);\r\n"
+        "\t// END SOLUTION\r\n"
+        "mid\r\n"
+        "\n"
+        "  // BEGIN SOLUTION (the tail)\n"
+        "  tail();\n"
+        "  // END SOLUTION";
+    const char want[] =
+        "int a;\n"
+        "    // TODO: implement this part (see README.md, Exercises)\n"
+        "  keep  \n"
+        "\t// HINT: one __shfl_down_sync per halving\r\n"
+        "mid\r\n"
+        "\n"
+        "  // TODO: implement this part (see README.md, Exercises)";
+    char got[2048];
+    size_t n = 0;
+    CU_ASSERT_EQUAL(strip(in, sizeof in - 1, 0, got, sizeof got, &n), 3);
+    CU_ASSERT(same_bytes(got, n, want));
+}
+
+static void test_a_file_without_regions_comes_back_byte_for_byte(void)
+{
+    const char *cases[] = {"", "x", "x\n", "a\r\nb\r\n", "no newline at the end", "\n\n\n",
+                           "// a comment about solutions\n"};
+    char got[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = 99;
+        CU_ASSERT_EQUAL(strip(cases[i], strlen(cases[i]), 0, got, sizeof got, &n), 0);
+        CU_ASSERT(same_bytes(got, n, cases[i]));
+    }
+    /* a NUL byte is kept too */
+    const char nul[] = "a\0b\n";
+    size_t n = 0;
+    CU_ASSERT_EQUAL(strip(nul, 4, 0, got, sizeof got, &n), 0);
+    CU_ASSERT(n == 4 && memcmp(got, nul, 4) == 0);
+}
+
+static void test_a_markdown_region_becomes_the_markdown_stub_after_its_hint(void)
+{
+    const char in[] =
+        "## Exercises\n"
+        "1. Why?\n"
+        "<!-- BEGIN SOLUTION -->\n"
+        "Because the warp diverges.\n"
+        "<!-- END SOLUTION -->\n"
+        "2. How much?\n"
+        "   <!-- BEGIN SOLUTION -->\n"
+        "   <!-- HINT: compare the two bars of the ladder plot -->\n"
+        "   About 2x.\n"
+        "   <!-- END SOLUTION -->\n";
+    const char want[] =
+        "## Exercises\n"
+        "1. Why?\n"
+        "*(left for you to work out)*\n"
+        "2. How much?\n"
+        "   <!-- HINT: compare the two bars of the ladder plot -->\n"
+        "   *(left for you to work out)*\n";
+    char got[1024];
+    size_t n = 0;
+    CU_ASSERT_EQUAL(strip(in, sizeof in - 1, 1, got, sizeof got, &n), 2);
+    CU_ASSERT(same_bytes(got, n, want));
+    CU_ASSERT(assign_is_markdown("07_softmax/README.md"));
+    CU_ASSERT(!assign_is_markdown("07_softmax/softmax.cu"));
+}
+
+static void test_a_hint_must_come_right_after_begin(void)
+{
+    /* a HINT line further down is part of the solution and goes with it */
+    const char in[] = "// BEGIN SOLUTION\nx();\n// HINT: late\n// END SOLUTION\n";
+    char got[256];
+    size_t n = 0;
+    CU_ASSERT_EQUAL(strip(in, sizeof in - 1, 0, got, sizeof got, &n), 1);
+    CU_ASSERT(same_bytes(got, n, "// TODO: implement this part (see README.md, Exercises)\n"));
+}
+
+/* Expects strip_regions to refuse in with a message that starts "x.cu:LINE: " and holds what. */
+static void expect_rejected(const char *in, int line, const char *what)
+{
+    char *out = (char *)1, prefix[32];
+    size_t n = 0;
+    CU_ASSERT_EQUAL(strip_regions(in, strlen(in), "x.cu", 0, &out, &n, err, sizeof err), -1);
+    CU_ASSERT_PTR_NULL(out);
+    snprintf(prefix, sizeof prefix, "x.cu:%d: ", line);
+    CU_ASSERT_EQUAL(strncmp(err, prefix, strlen(prefix)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, what));
+    CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+}
+
+static void test_nested_and_unclosed_markers_are_rejected_with_their_line(void)
+{
+    expect_rejected("a\n// BEGIN SOLUTION\nb\n// BEGIN SOLUTION\n"
+                    "// END SOLUTION\n// END SOLUTION\n", 4, "nested");
+    expect_rejected("a\nb\n  // BEGIN SOLUTION\nc\n", 3, "without an END");
+    expect_rejected("// BEGIN SOLUTION\n// END SOLUTION\n\n// END SOLUTION\n", 4,
+                    "without a BEGIN");
+    expect_rejected("x // BEGIN SOLUTION // END SOLUTION\n", 1, "one line");
+    expect_rejected("a\r\nb\r\n// BEGIN SOLUTION\r\n", 3, "without an END");
+}
+
+/* The lines of text that are not stubs (for outputs) or not in regions (for inputs), the
+   independent, line-based reading the test compares the generator against. */
+static char *outside_lines(const char *text, size_t len, int is_output)
+{
+    char *o = malloc(len + 1), *w = o;
+    int in_region = 0;
+    for (const char *p = text; p < text + len;) {
+        const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+        size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(text + len - p);
+        char line[4096];
+        snprintf(line, sizeof line, "%.*s", (int)n, p);
+        int skip;
+        if (is_output)
+            skip = strstr(line, ASSIGN_CODE_STUB) || strstr(line, ASSIGN_MARKDOWN_STUB) ||
+                   strstr(line, ASSIGN_HINT);
+        else {
+            if (strstr(line, ASSIGN_BEGIN)) in_region = 1;
+            skip = in_region;
+            if (strstr(line, ASSIGN_END)) in_region = 0;
+        }
+        if (!skip) { memcpy(w, p, n); w += n; }
+        p += n;
+    }
+    *w = '\0';
+    return o;
+}
+
+static void check_repository_file(const char *path)
+{
+    size_t len = 0, n = 0;
+    char *in = read_all(path, &len), *out = NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    int r = strip_regions(in, len, path, assign_is_markdown(path), &out, &n, err, sizeof err);
+    if (r < 0) fprintf(stderr, "\n  %s\n", err);
+    CU_ASSERT_FATAL(r >= 0);
+    CU_ASSERT_PTR_NULL(strstr(out, ASSIGN_BEGIN));
+    CU_ASSERT_PTR_NULL(strstr(out, ASSIGN_END));
+    if (r == 0) CU_ASSERT(n == len && memcmp(in, out, n) == 0);
+    /* the hint lines are compared as stubs: drop them from the input's view as well */
+    char *a = outside_lines(in, len, 0), *b = outside_lines(out, n, 1);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    free(a);
+    free(b);
+    free(in);
+    free(out);
+}
+
+static void test_every_stage_file_has_well_formed_regions_and_keeps_the_rest(void)
+{
+    DIR *root = opendir(".");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(root))) {
+        const char *s = e->d_name;
+        if (!(s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] == '_')) continue;
+        DIR *d = opendir(s);
+        if (!d) continue;
+        struct dirent *f;
+        while ((f = readdir(d))) {
+            size_t k = strlen(f->d_name);
+            if (!((k > 3 && !strcmp(f->d_name + k - 3, ".cu")) || !strcmp(f->d_name, "README.md")))
+                continue;
+            char path[600];
+            snprintf(path, sizeof path, "%s/%s", s, f->d_name);
+            check_repository_file(path);
+            files++;
+        }
+        closedir(d);
+    }
+    closedir(root);
+    CU_ASSERT(files >= 14); /* every stage: at least its .cu and its README */
+}
+
+/* ---- make assignment's script ---------------------------------------------- */
+
+/* A small tree without git: two stages, answers, a guide for instructors, the solution-only
+   list and the real script, with build/assign linked to the real generator. */
+static int make_tree(char *dir, size_t cap, const char *stage_one_cu)
+{
+    char path[1024], cmd[4096];
+    snprintf(dir, cap, "/tmp/reduce-assign-XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p 01_one 02_two tools build && "
+             "cp '%s/tools/assignment.sh' tools/ && cp '%s/tools/solution_only.txt' tools/ && "
+             "ln -s '%s/assign' build/assign",
+             dir, getcwd(path, sizeof path), path, build_dir());
+    if (run_sh(cmd) != 0) return -1;
+    const char *files[][2] = {
+        {"01_one/one.cu", stage_one_cu},
+        {"01_one/README.md", "# 01\n<!-- BEGIN SOLUTION -->\nanswer\n<!-- END SOLUTION -->\n"},
+        {"01_one/ANSWERS.md", "the answers\n"},
+        {"02_two/two.cu", "x\n// BEGIN SOLUTION\ny\n// END SOLUTION\n"},
+        {"02_two/ANSWERS.md", "more answers\n"},
+        {"INSTRUCTORS.md", "for instructors\n"},
+        {"README.md", "top\n"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i][0]);
+        if (write_text(path, files[i][1], 0)) return -1;
+    }
+    return 0;
+}
+
+static int exists(const char *dir, const char *rel)
+{
+    char path[1024];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    return stat(path, &st) == 0;
+}
+
+static void test_make_assignment_stubs_the_chosen_stages_and_leaves_out_the_answers(void)
+{
+    char dir[256], cmd[1024];
+    const char *one = "a\n  // BEGIN SOLUTION\n  b\n  // END SOLUTION\nc";
+    CU_ASSERT_FATAL(make_tree(dir, sizeof dir, one) == 0);
+    snprintf(cmd, sizeof cmd, "cd %s && sh tools/assignment.sh build 01_one", dir);
+    CU_ASSERT_EQUAL(run_sh(cmd), 0);
+    char a[512];
+    snprintf(a, sizeof a, "%s/build/assignment", dir);
+    CU_ASSERT(exists(dir, "build/assignment.tar.gz"));
+    CU_ASSERT(!exists(a, "INSTRUCTORS.md"));
+    CU_ASSERT(!exists(a, "01_one/ANSWERS.md"));
+    CU_ASSERT(!exists(a, "02_two/ANSWERS.md"));
+    CU_ASSERT(exists(a, "README.md"));
+    CU_ASSERT(exists(a, "tools/assignment.sh"));
+    char p[600];
+    snprintf(p, sizeof p, "%s/01_one/one.cu", a);
+    char *t = read_all(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_STRING_EQUAL(t, "a\n  // TODO: implement this part (see README.md, Exercises)\nc");
+    free(t);
+    snprintf(p, sizeof p, "%s/01_one/README.md", a);
+    t = read_all(p, NULL);
+    CU_ASSERT_STRING_EQUAL(t ? t : "", "# 01\n*(left for you to work out)*\n");
+    free(t);
+    /* a stage not chosen is copied whole, markers and all */
+    snprintf(p, sizeof p, "%s/02_two/two.cu", a);
+    t = read_all(p, NULL);
+    CU_ASSERT_STRING_EQUAL(t ? t : "", "x\n// BEGIN SOLUTION\ny\n// END SOLUTION\n");
+    free(t);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_sh(cmd);
+}
+
+static void test_make_assignment_refuses_a_bad_marker_and_writes_nothing(void)
+{
+    char dir[256], cmd[1024];
+    const char *one = "a\n// BEGIN SOLUTION\n// BEGIN SOLUTION\nb\n";
+    CU_ASSERT_FATAL(make_tree(dir, sizeof dir, one) == 0);
+    snprintf(cmd, sizeof cmd, "cd %s && sh tools/assignment.sh build 01_one,02_two", dir);
+    CU_ASSERT_EQUAL(run_sh(cmd), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "01_one/one.cu:3: nested"));
+    CU_ASSERT(!exists(dir, "build/assignment"));
+    CU_ASSERT(!exists(dir, "build/assignment.tmp"));
+    CU_ASSERT(!exists(dir, "build/assignment.tar.gz"));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_sh(cmd);
+}
+
+/* ---- the grader's parts ------------------------------------------------------ */
+
+static void test_json_strings_escape_quotes_backslashes_and_control_characters(void)
+{
+    const char in[] = "say \"hi\"\\ path\\n\n\ttab\r\x01\x1f\x7f end";
+    char *q = json_string(in, sizeof in - 1);
+    CU_ASSERT_STRING_EQUAL(q, "\"say \\\"hi\\\"\\\\ path\\\\n\\n\\ttab\\r"
+                              "\\u0001\\u001f\\u007f end\"");
+    free(q);
+    q = json_string("a\0b", 3);
+    CU_ASSERT_STRING_EQUAL(q, "\"a\\u0000b\"");
+    free(q);
+    q = json_string("", 0);
+    CU_ASSERT_STRING_EQUAL(q, "\"\"");
+    free(q);
+}
+
+static void test_json_strings_keep_utf8_and_replace_invalid_bytes(void)
+{
+    const char good[] = "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xef\xbf\xbd";
+    char *q = json_string(good, sizeof good - 1);
+    char want[64];
+    snprintf(want, sizeof want, "\"%s\"", good);
+    CU_ASSERT_STRING_EQUAL(q, want);
+    free(q);
+    /* a stray byte, a cut sequence, an overlong '/', a surrogate, beyond U+10FFFF */
+    const char bad[] = "\xff|\xc3|\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80";
+    q = json_string(bad, sizeof bad - 1);
+    CU_ASSERT_STRING_EQUAL(q, "\"\\ufffd|\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|"
+                              "\\ufffd\\ufffd\\ufffd\\ufffd\"");
+    free(q);
+}
+
+static void test_the_thresholds_file_parses_and_covers_every_stage(void)
+{
+    char *text = read_all("tools/thresholds.txt", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    thresholds_t t;
+    int r = thresholds_parse(text, "tools/thresholds.txt", &t, err, sizeof err);
+    if (r) fprintf(stderr, "\n  %s\n", err);
+    CU_ASSERT_EQUAL_FATAL(r, 0);
+    free(text);
+    DIR *root = opendir(".");
+    struct dirent *e;
+    while (root && (e = readdir(root))) {
+        const char *s = e->d_name;
+        if (s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] == '_') {
+            int perf = 0;
+            for (size_t i = 0; i < t.n_perf; i++) perf += strcmp(t.perf[i].stage, s) == 0;
+            CU_ASSERT_PTR_NOT_NULL(thresholds_correctness(&t, s));
+            CU_ASSERT(perf >= 1);
+        }
+    }
+    if (root) closedir(root);
+    thresholds_free(&t);
+}
+
+static void test_a_bad_thresholds_line_is_reported_with_its_number(void)
+{
+    const char *head = "# comment\n\ncorrectness 01_naive 4 3 3\n";
+    const char *bad[][2] = {
+        {"bogus 01_naive 1\n", "unknown rule"},
+        {"correctness 01_naive 4 3\n", "4 fields"},
+        {"correctness naive 4 3 3\n", "stage name"},
+        {"correctness 02_x 4 -1 3\n", "points"},
+        {"correctness 01_naive 1 1 1\n", "second correctness rule"},
+        {"performance 01_naive v sum f32 80\n", "6 fields"},
+        {"performance 01_naive v max f32 80 5\n", "op 'max'"},
+        {"performance 01_naive v sum f64 80 5\n", "dtype 'f64'"},
+        {"performance 01_naive v sum f32 0 5\n", "(0, 100]"},
+        {"performance 01_naive v sum f32 101 5\n", "(0, 100]"},
+        {"performance 01_naive v sum f32 80% 5\n", "(0, 100]"},
+        {"performance 01_naive v sum f32 80 five\n", "points"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512];
+        thresholds_t t;
+        snprintf(text, sizeof text, "%s%s", head, bad[i][0]);
+        CU_ASSERT_EQUAL(thresholds_parse(text, "th.txt", &t, err, sizeof err), -1);
+        CU_ASSERT_EQUAL(strncmp(err, "th.txt:4: ", 10), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i][1]));
+        CU_ASSERT_PTR_NULL(t.perf);
+    }
+    /* a rule given twice names the first one's line */
+    thresholds_t t;
+    const char twice[] = "performance 01_naive v sum f32 80 5\n\n"
+                         "performance 01_naive v sum f32 70 5\n";
+    CU_ASSERT_EQUAL(thresholds_parse(twice, "th.txt", &t, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "th.txt:3: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "line 1"));
+    /* comments after fields and CRLF endings are fine */
+    const char ok[] = "correctness 01_naive 4 3 3 # points\r\n"
+                      "performance 01_naive v sum f32 8 2.5\r\n";
+    CU_ASSERT_EQUAL_FATAL(thresholds_parse(ok, "th.txt", &t, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(t.n_correct, 1);
+    CU_ASSERT_EQUAL(t.n_perf, 1);
+    CU_ASSERT_DOUBLE_EQUAL(t.perf[0].points, 2.5, 1e-12);
+    CU_ASSERT_EQUAL(t.perf[0].line, 2);
+    thresholds_free(&t);
+}
+
+static void test_performance_scores_full_proportional_and_zero(void)
+{
+    CU_ASSERT_DOUBLE_EQUAL(perf_score(5, 90, 80, 1), 5, 1e-12);     /* above: full */
+    CU_ASSERT_DOUBLE_EQUAL(perf_score(5, 80, 80, 1), 5, 1e-12);     /* at: full */
+    CU_ASSERT_DOUBLE_EQUAL(perf_score(5, 40, 80, 1), 2.5, 1e-12);   /* half way: half */
+    CU_ASSERT_DOUBLE_EQUAL(perf_score(2.5, 30, 90, 1), 0.83, 1e-12); /* rounded to 0.01 */
+    CU_ASSERT_DOUBLE_EQUAL(perf_score(5, 0, 80, 1), 0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(perf_score(5, 99, 80, 0), 0, 1e-12);     /* not correct: nothing */
+    CU_ASSERT_DOUBLE_EQUAL(perf_score(5, -1, 80, 1), 0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(perf_score(5, 0.0 / 0.0, 80, 1), 0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(round_points(0.125), 0.13, 1e-12);
+}
+
+static void test_the_results_csv_is_read_by_its_column_names(void)
+{
+    const char csv[] =
+        "# gpu: NVIDIA H200\n"
+        "gpu,stage,variant,op,dtype,rows,cols,bytes,median_us,min_us,gbps,ceiling_gbps,"
+        "pct_of_ceiling,max_err,check\n"
+        "H200,baseline,read_stream,sum,f32,1,268435456,1,1,1,4555.31,4555.31,100.00,0,ok\n"
+        "H200,03_shuffle,shuffle_down_tree,sum,f32,1,268435456,1,1,1,2449.68,4549.45,53.85,0,ok\r\n"
+        "H200,03_shuffle,warp_per_row,rowsum,f32,65536,1024,1,1,1,4029.17,4248.47,94.84,0,FAIL\n";
+    csv_hit h;
+    CU_ASSERT_EQUAL(csv_find(csv, "03_shuffle", "shuffle_down_tree", "sum", "f32", &h), 1);
+    CU_ASSERT_DOUBLE_EQUAL(h.pct_of_ceiling, 53.85, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(h.gbps, 2449.68, 1e-9);
+    CU_ASSERT(h.check_ok);
+    CU_ASSERT_EQUAL(csv_find(csv, "03_shuffle", "warp_per_row", "rowsum", "f32", &h), 1);
+    CU_ASSERT(!h.check_ok);
+    CU_ASSERT_EQUAL(csv_find(csv, "03_shuffle", "shuffle_down_tree", "sum", "f16", &h), 0);
+    CU_ASSERT_EQUAL(csv_find("just text\n", "03_shuffle", "x", "sum", "f32", &h), -1);
+    size_t rows = 0, failed = 0;
+    CU_ASSERT_EQUAL(csv_count(csv, "03_shuffle", &rows, &failed), 0);
+    CU_ASSERT_EQUAL(rows, 2);
+    CU_ASSERT_EQUAL(failed, 1);
+}
+
+static void test_an_output_excerpt_keeps_the_failures_and_the_tail(void)
+{
+    char text[8192] = "";
+    for (int i = 1; i <= 200; i++) {
+        char line[64];
+        snprintf(line, sizeof line, i == 7 ? "line %d: check FAILED at index 3\n" : "line %d\n", i);
+        strcat(text, line);
+    }
+    char *ex = output_excerpt(text, strlen(text), 5, 4000);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ex, "line 7: check FAILED"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ex, "line 196\nline 197\nline 198\nline 199\nline 200\n"));
+    CU_ASSERT_PTR_NULL(strstr(ex, "line 100\n"));
+    free(ex);
+    ex = output_excerpt("short\n", 6, 5, 4000);
+    CU_ASSERT_STRING_EQUAL(ex, "short\n");
+    free(ex);
+    ex = output_excerpt(text, strlen(text), 100, 300);
+    CU_ASSERT(strlen(ex) <= 300);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ex, "line 200\n"));
+    free(ex);
+}
+
+/* ---- the grader, run against stand-in programs ------------------------------ */
+
+/* A minimal JSON validator: returns the position after one value, or NULL. */
+static const char *json_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
+    return p;
+}
+static const char *json_value(const char *p, int depth);
+static const char *json_str(const char *p)
+{
+    if (*p++ != '"') return NULL;
+    for (; *p != '"'; p++) {
+        if ((unsigned char)*p < 0x20) return NULL;
+        if (*p == '\\') {
+            p++;
+            if (*p == 'u') {
+                for (int i = 1; i <= 4; i++)
+                    if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i]) return NULL;
+                p += 4;
+            } else if (!*p || !strchr("\"\\/bfnrt", *p)) return NULL;
+        }
+    }
+    return p + 1;
+}
+static const char *json_value(const char *p, int depth)
+{
+    if (depth > 32) return NULL;
+    p = json_ws(p);
+    if (*p == '"') return json_str(p);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        p = json_ws(p + 1);
+        if (*p == close) return p + 1;
+        for (;;) {
+            if (close == '}') {
+                if (!(p = json_str(json_ws(p)))) return NULL;
+                p = json_ws(p);
+                if (*p++ != ':') return NULL;
+            }
+            if (!(p = json_value(p, depth + 1))) return NULL;
+            p = json_ws(p);
+            if (*p == close) return p + 1;
+            if (*p++ != ',') return NULL;
+        }
+    }
+    if (!strncmp(p, "true", 4) || !strncmp(p, "null", 4)) return p + 4;
+    if (!strncmp(p, "false", 5)) return p + 5;
+    char *end;
+    strtod(p, &end);
+    return end == p ? NULL : end;
+}
+
+static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
+{
+    char dir[] = "/tmp/reduce-grade-XXXXXX", path[1024], cmd[4096];
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p 01_good 02_hang 03_crash 04_wrong build tools",
+             dir);
+    CU_ASSERT_FATAL(run_sh(cmd) == 0);
+    /* the gpu suite: one program, behaving by GPU_TEST_STAGES */
+    snprintf(path, sizeof path, "%s/build/test_gpu", dir);
+    write_text(path,
+               "#!/bin/sh\n"
+               "case $GPU_TEST_STAGES in\n"
+               "01_good) echo 'Run Summary: all passed'; exit 0 ;;\n"
+               "02_hang) sleep 60; exit 0 ;;\n"
+               "03_crash) echo 'about to fault'; kill -SEGV $$ ;;\n"
+               "04_wrong) i=0; while [ $i -lt 100 ]; do echo \"case $i ok\"; i=$((i+1)); done;\n"
+               "   echo '04_wrong/v sum rows=1 cols=33: wrote past the end of its output'\n"
+               "   exit 1 ;;\n"
+               "esac\n", 1);
+    /* the stage programs: --list, --check-only, --csv FILE */
+    const char *program =
+        "#!/bin/sh\n"
+        "stage=$(basename \"$0\")\n"
+        "case \"$*\" in *--list*) echo \"$stage: x\";\n"
+        "  echo '  v                        sum        f32->f32  idea'; exit 0 ;; esac\n"
+        "case $stage in\n"
+        "02_hang) sleep 60 ;;\n"
+        "03_crash) echo 'caf\xc3\xa9 \"quoted\" \\\\ back'; printf 'bad byte \\377\\n'\n"
+        "   kill -SEGV $$ ;;\n"
+        "04_wrong) [ \"$1\" = --check-only ] &&\n"
+        "   { echo 'v sum n=33: check FAILED at index 32: expected 33, got 32'; exit 1; } ;;\n"
+        "esac\n"
+        "if [ \"$1\" = --csv ]; then\n"
+        "  { echo '# gpu: test'; echo 'gpu,stage,variant,op,dtype,rows,cols,bytes,median_us,min_us,"
+        "gbps,ceiling_gbps,pct_of_ceiling,max_err,check';\n"
+        "    echo \"t,baseline,read_stream,sum,f32,1,1,4,1,1,100,100,100.00,0,ok\";\n"
+        "    echo \"t,$stage,v,sum,f32,1,1,4,1,1,45,100,45.00,0,ok\"; } >> \"$2\"\n"
+        "fi\n"
+        "exit 0\n";
+    const char *stages[] = {"01_good", "02_hang", "03_crash", "04_wrong"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/build/%s", dir, stages[i]);
+        write_text(path, program, 1);
+    }
+    snprintf(path, sizeof path, "%s/tools/thresholds.txt", dir);
+    write_text(path,
+               "correctness 01_good 4 3 3\ncorrectness 02_hang 4 3 3\n"
+               "correctness 03_crash 4 3 3\ncorrectness 04_wrong 4 3 3\n"
+               "performance 01_good v sum f32 90 4\n"       /* 45 of 90: half */
+               "performance 01_good w sum f32 40 1\n"       /* not measured */
+               "performance 02_hang v sum f32 40 4\n"
+               "performance 04_wrong v sum f32 40 4\n", 0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && '%s/grader' --no-gpu-probe --timeout-suite 1 --timeout-check 1 "
+             "--timeout-run 1",
+             dir, build_dir());
+    CU_ASSERT_EQUAL(run_sh(cmd), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "timed out"));
+    snprintf(path, sizeof path, "%s/build/grade/results.json", dir);
+    char *json = read_all(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    const char *end = json_value(json, 0);
+    CU_ASSERT_PTR_NOT_NULL(end);
+    if (end) CU_ASSERT_EQUAL(*json_ws(end), '\0');
+    /* 01: 10 correctness + 2 of 4 + 0 of 1; 04: its standard run (3), no performance points
+       since its check fails; the others: nothing */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"score\": 15.00,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"name\": \"01_good: gpu suite\", \"score\": 4.00, "
+                                        "\"max_score\": 4.00, \"status\": \"passed\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"name\": \"01_good: performance v sum f32\", "
+                                        "\"score\": 2.00"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"name\": \"02_hang: gpu suite\", \"score\": 0.00, "
+                                        "\"max_score\": 4.00, \"status\": \"failed\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "timed out after 1 s"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "killed by signal 11"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "about to fault"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "caf\xc3\xa9 \\\"quoted\\\" \\\\ back"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "bad byte \\ufffd"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "wrote past the end of its output"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "check FAILED at index 32"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "the stage is not correct"));
+    free(json);
+    /* no sleeping stand-in outlived its time limit */
+    CU_ASSERT_NOT_EQUAL(run_sh("ps -eo args | grep -q '^sleep 60$'"), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_sh(cmd);
+}
+
+static void test_the_grader_refuses_usage_errors_and_a_missing_gpu(void)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s/grader' --bogus", build_dir());
+    CU_ASSERT_EQUAL(run_sh(cmd), 2);
+    snprintf(cmd, sizeof cmd, "'%s/grader' --no-gpu-probe --stages 99_none "
+             "--out /tmp/reduce-grade-usage", build_dir());
+    CU_ASSERT_EQUAL(run_sh(cmd), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "99_none"));
+    if (run_sh("nvidia-smi -L") != 0) {
+        snprintf(cmd, sizeof cmd, "'%s/grader' --out /tmp/reduce-grade-usage", build_dir());
+        CU_ASSERT_EQUAL(run_sh(cmd), 3);
+        CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "no NVIDIA GPU"));
+        CU_ASSERT_EQUAL(strchr(cmd_out, '\n'), cmd_out + strlen(cmd_out) - 1); /* one line */
+    }
+    run_sh("rm -rf /tmp/reduce-grade-usage");
+}
+
+CU_TestInfo assign_tests[] = {
+    {"the generator removes every region and keeps every other byte",
+     test_the_generator_removes_every_region_and_keeps_every_other_byte},
+    {"a file without regions comes back byte for byte",
+     test_a_file_without_regions_comes_back_byte_for_byte},
+    {"a Markdown region becomes the Markdown stub after its hint",
+     test_a_markdown_region_becomes_the_markdown_stub_after_its_hint},
+    {"a hint must come right after BEGIN", test_a_hint_must_come_right_after_begin},
+    {"nested and unclosed markers are rejected with their line",
+     test_nested_and_unclosed_markers_are_rejected_with_their_line},
+    {"every stage file has well-formed regions and keeps the rest",
+     test_every_stage_file_has_well_formed_regions_and_keeps_the_rest},
+    {"make assignment stubs the chosen stages and leaves out the answers",
+     test_make_assignment_stubs_the_chosen_stages_and_leaves_out_the_answers},
+    {"make assignment refuses a bad marker and writes nothing",
+     test_make_assignment_refuses_a_bad_marker_and_writes_nothing},
+    {"JSON strings escape quotes, backslashes and control characters",
+     test_json_strings_escape_quotes_backslashes_and_control_characters},
+    {"JSON strings keep UTF-8 and replace invalid bytes",
+     test_json_strings_keep_utf8_and_replace_invalid_bytes},
+    {"the thresholds file parses and covers every stage",
+     test_the_thresholds_file_parses_and_covers_every_stage},
+    {"a bad thresholds line is reported with its number",
+     test_a_bad_thresholds_line_is_reported_with_its_number},
+    {"performance scores: full, proportional and zero",
+     test_performance_scores_full_proportional_and_zero},
+    {"the results CSV is read by its column names",
+     test_the_results_csv_is_read_by_its_column_names},
+    {"an output excerpt keeps the failures and the tail",
+     test_an_output_excerpt_keeps_the_failures_and_the_tail},
+    {"the grader survives a hang, a crash and a wrong result",
+     test_the_grader_survives_a_hang_a_crash_and_a_wrong_result},
+    {"the grader refuses usage errors and a missing GPU",
+     test_the_grader_refuses_usage_errors_and_a_missing_gpu},
+    CU_TEST_INFO_NULL,
+};
