@@ -589,8 +589,9 @@ static void list_variants(const stage_t *st)
     printf("%s: %s\n", st->dir, st->title);
     for (size_t i = 0; i < st->n_variants; i++) {
         const variant_t *v = &st->variants[i];
-        printf("  %-24s %-10s %s->%s  %s\n", v->name, op_name(v->op), dtype_name(v->in_type),
-               dtype_name(v->out_type), v->idea);
+        char types[16];
+        snprintf(types, sizeof types, "%s->%s", dtype_name(v->in_type), dtype_name(v->out_type));
+        printf("  %-24s %-10s %-10s  %s\n", v->name, op_name(v->op), types, v->idea);
     }
 }
 

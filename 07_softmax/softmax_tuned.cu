@@ -1,0 +1,764 @@
+// SPDX-License-Identifier: MIT
+// 07_softmax/softmax_tuned.cu: the production softmax behind the `dispatch` variant.
+//
+// softmax.cu teaches the paths one change at a time, in plain float. This file is what a user
+// calls: float, half and bfloat16 in and out (all arithmetic in float), 16-byte packs for any
+// row alignment, and a dispatcher that decides from the shape and the running GPU:
+//
+//   warp path      cols <= 1024: a group of 1..32 lanes per row, the row in registers
+//                  (softmax.cu's warp_row, with packs and several short rows per group)
+//   CTA path       longer rows: a row cut into K chunks, one CTA of up to 1024 threads per chunk,
+//                  32 values a thread in registers. K = 1 is one block per row; K > 1 is a
+//                  thread-block cluster (sm_90): the K CTAs swap their (max, sum) through
+//                  distributed shared memory, so the row is read once and written once however
+//                  long it is and however few rows there are
+//   split path     the same chunks without clusters (GPUs before sm_90, or rows longer than a
+//                  cluster holds): one kernel writes each chunk's (max, sum) to the workspace, a
+//                  second combines them and writes the chunk, reading it again
+//
+// Run: build/07_softmax --variant dispatch --rows R --cols C [--op logsoftmax] [--dtype f16|bf16]
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cooperative_groups.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "softmax_tuned.h"
+
+namespace cg = cooperative_groups;
+
+// ------------------------------------------------------------------------------------------------
+// Constants
+// ------------------------------------------------------------------------------------------------
+
+static constexpr int WARP_SIZE = 32;               // lanes per warp on every NVIDIA GPU
+static constexpr unsigned FULL_MASK = 0xffffffffu; // all 32 lanes take part in a shuffle
+static constexpr int PACK_BYTES = 16;              // the widest load of one thread (LDG.E.128)
+static constexpr int WARP_MAX_COLS = 1024;         // warp path: 32 lanes x 32 values in registers
+static constexpr int WARP_PATH_BLOCK = 128;        // 4 warps per block; the grid supplies the rest
+static constexpr int ROW_VALUES = 32;              // CTA path: values a thread keeps (32 registers)
+static constexpr int CTA_MAX_THREADS = 1024;       // the most threads a block may have
+// CTA path with rows to spare: at most 512 threads, so that two CTAs (each ~60 registers a
+// thread) share an SM and one loads while the other reduces and writes.
+static constexpr int CTA_SHARED_SM_THREADS = 512;
+static constexpr int PORTABLE_CLUSTER = 8;          // the largest cluster every sm_90 part takes
+static constexpr int MAX_CLUSTER = 16;              // with the non-portable opt-in (H100, H200)
+static constexpr float LOG2E = 1.4426950408889634f; // exp(x) = exp2(x * log2(e))
+static constexpr size_t MAX_GRID_X = 2147483647u;   // gridDim.x limit (2^31 - 1)
+
+// ------------------------------------------------------------------------------------------------
+// Element types and 16-byte packs
+// ------------------------------------------------------------------------------------------------
+
+static __device__ __forceinline__ float to_float(float x) { return x; }
+static __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+static __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <typename T>
+static __device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ float from_float<float>(float v)
+{
+    return v;
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v)
+{
+    return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v)
+{
+    return __float2bfloat16_rn(v);
+}
+
+// A word of exactly BYTES bytes: moving one is one memory instruction.
+template <int BYTES>
+struct word_of;
+template <>
+struct word_of<16> {
+    using type = uint4;
+};
+template <>
+struct word_of<8> {
+    using type = uint2;
+};
+template <>
+struct word_of<4> {
+    using type = unsigned int;
+};
+template <>
+struct word_of<2> {
+    using type = unsigned short;
+};
+
+// P elements of T seen as one word.
+template <typename T, int P>
+union pack_t {
+    typename word_of<P *(int)sizeof(T)>::type word;
+    T elem[P];
+    __device__ pack_t() {}
+};
+
+// Elements of T in one 16-byte pack: 4 floats, 8 halves or bfloat16s.
+template <typename T>
+static constexpr int full_pack()
+{
+    return PACK_BYTES / (int)sizeof(T);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Reductions
+// ------------------------------------------------------------------------------------------------
+
+// (max, sum of exp(x - max)) of the values seen so far; the sum of an empty set is 0 at -inf.
+struct max_sum {
+    float m;
+    float s;
+};
+
+static __device__ __forceinline__ float exp_of(float d) { return exp2f(d * LOG2E); }
+
+// Merges two partial states. Symmetric bit for bit (the products are added in either order), so
+// a butterfly leaves every lane with the same state.
+static __device__ __forceinline__ max_sum combine(max_sum a, max_sum b)
+{
+    const float m = fmaxf(a.m, b.m);
+    if (m == -INFINITY) return {m, a.s + b.s}; // both empty; avoids exp(-inf - -inf)
+    return {m, a.s * exp_of(a.m - m) + b.s * exp_of(b.m - m)};
+}
+
+template <int G>
+static __device__ __forceinline__ max_sum group_combine(max_sum v)
+{
+#pragma unroll
+    for (int mask = G / 2; mask > 0; mask /= 2) {
+        const max_sum o = {__shfl_xor_sync(FULL_MASK, v.m, mask),
+                           __shfl_xor_sync(FULL_MASK, v.s, mask)};
+        v = combine(v, o);
+    }
+    return v;
+}
+
+template <int G>
+static __device__ __forceinline__ float group_max(float v)
+{
+#pragma unroll
+    for (int mask = G / 2; mask > 0; mask /= 2) v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, mask));
+    return v;
+}
+
+template <int G>
+static __device__ __forceinline__ float group_sum(float v)
+{
+#pragma unroll
+    for (int mask = G / 2; mask > 0; mask /= 2) v += __shfl_xor_sync(FULL_MASK, v, mask);
+    return v;
+}
+
+// Every thread of the block gets the block's state: warp butterflies, one slot per warp, and
+// every warp reduces the slots itself (no second barrier). One call per block lifetime.
+static __device__ __forceinline__ max_sum block_combine(max_sum v)
+{
+    __shared__ max_sum slots[WARP_SIZE];
+    const unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    v = group_combine<WARP_SIZE>(v);
+    if (lane == 0) slots[warp] = v;
+    __syncthreads();
+    const max_sum empty = {-INFINITY, 0.0f};
+    v = lane < blockDim.x / WARP_SIZE ? slots[lane] : empty;
+    return group_combine<WARP_SIZE>(v);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Warp path: cols <= 1024, a group of G lanes per row, RPA rows per group, CPT values per lane
+// ------------------------------------------------------------------------------------------------
+
+// Packs of P elements; lane l of a group holds packs l, l + G, ... of its row (neighbouring
+// lanes read neighbouring packs). Padding holds -inf: no effect on the max, exp gives 0.
+template <typename T, bool LOG, int P, int G, int CPT, int RPA>
+static __global__ void __launch_bounds__(WARP_PATH_BLOCK, 1)
+    softmax_warp(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, int cols)
+{
+    static_assert(CPT % P == 0 && WARP_SIZE % G == 0 && CPT * G <= 2 * WARP_MAX_COLS, "bucket");
+    using word_t = typename word_of<P *(int)sizeof(T)>::type;
+    constexpr int PACKS = CPT / P;
+    constexpr int ROWS_PER_WARP = (WARP_SIZE / G) * RPA;
+    const int lane = threadIdx.x % G;
+    const int group = (threadIdx.x % WARP_SIZE) / G;
+    const size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / WARP_SIZE;
+    const size_t n_warps = (size_t)gridDim.x * blockDim.x / WARP_SIZE;
+
+    // The bound is the same for all 32 lanes, so every shuffle has its 32 participants; groups
+    // past the last row compute on -inf and store nothing.
+    for (size_t base = warp * ROWS_PER_WARP; base < rows; base += n_warps * ROWS_PER_WARP) {
+        pack_t<T, P> raw[RPA][PACKS];
+#pragma unroll
+        for (int r = 0; r < RPA; ++r) {
+            const size_t row = base + (size_t)group * RPA + r;
+#pragma unroll
+            for (int k = 0; k < PACKS; ++k) {
+                const int col = (k * G + lane) * P;
+                if (row < rows && col < cols) // a load alone in its branch: all issue at once
+                    raw[r][k].word = *reinterpret_cast<const word_t *>(d_in + row * cols + col);
+            }
+        }
+        float v[RPA][CPT], m[RPA], s[RPA];
+#pragma unroll
+        for (int r = 0; r < RPA; ++r) {
+            const size_t row = base + (size_t)group * RPA + r;
+            m[r] = -INFINITY;
+#pragma unroll
+            for (int k = 0; k < PACKS; ++k) {
+                const bool valid = row < rows && (k * G + lane) * P < cols;
+#pragma unroll
+                for (int i = 0; i < P; ++i) {
+                    v[r][k * P + i] = valid ? to_float(raw[r][k].elem[i]) : -INFINITY;
+                    m[r] = fmaxf(m[r], v[r][k * P + i]);
+                }
+            }
+            m[r] = group_max<G>(m[r]);
+            s[r] = 0.0f;
+#pragma unroll
+            for (int i = 0; i < CPT; ++i) {
+                const float e = exp_of(v[r][i] - m[r]);
+                s[r] += e;
+                if (!LOG) v[r][i] = e;
+            }
+            s[r] = group_sum<G>(s[r]);
+        }
+#pragma unroll
+        for (int r = 0; r < RPA; ++r) {
+            const size_t row = base + (size_t)group * RPA + r;
+            const float scale = LOG ? m[r] + logf(s[r]) : __fdividef(1.0f, s[r]);
+#pragma unroll
+            for (int k = 0; k < PACKS; ++k) {
+                const int col = (k * G + lane) * P;
+                if (row < rows && col < cols) {
+                    pack_t<T, P> out;
+#pragma unroll
+                    for (int i = 0; i < P; ++i)
+                        out.elem[i] =
+                            from_float<T>(LOG ? v[r][k * P + i] - scale : v[r][k * P + i] * scale);
+                    *reinterpret_cast<word_t *>(d_out + row * cols + col) = out.word;
+                }
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// CTA path: the row in slots of P elements, 32 values a thread, chunks of the row per CTA
+// ------------------------------------------------------------------------------------------------
+
+// A row starting a elements past a 16-byte boundary is seen as slots of P elements aligned to
+// those boundaries: slot q holds elements [qP - a, qP - a + P) of the row. Every slot but the
+// first and the last is one 16-byte access wherever the row starts; the two ends are read and
+// written element by element, and what lies outside the row is -inf and never stored.
+template <typename T, int P>
+static __device__ __forceinline__ void load_slot(const T *__restrict__ x, long long cols, int a,
+                                                 size_t q, float (&v)[P])
+{
+    using word_t = typename word_of<P *(int)sizeof(T)>::type;
+    const long long lo = (long long)q * P - a;
+    if (lo >= 0 && lo + P <= cols) {
+        pack_t<T, P> pk;
+        pk.word = *reinterpret_cast<const word_t *>(x + lo);
+#pragma unroll
+        for (int i = 0; i < P; ++i) v[i] = to_float(pk.elem[i]);
+    } else {
+#pragma unroll
+        for (int i = 0; i < P; ++i)
+            v[i] = lo + i >= 0 && lo + i < cols ? to_float(x[lo + i]) : -INFINITY;
+    }
+}
+
+template <typename T, int P>
+static __device__ __forceinline__ void store_slot(T *__restrict__ y, long long cols, int a,
+                                                  size_t q, const float (&v)[P])
+{
+    using word_t = typename word_of<P *(int)sizeof(T)>::type;
+    const long long lo = (long long)q * P - a;
+    if (lo >= 0 && lo + P <= cols) {
+        pack_t<T, P> pk;
+#pragma unroll
+        for (int i = 0; i < P; ++i) pk.elem[i] = from_float<T>(v[i]);
+        *reinterpret_cast<word_t *>(y + lo) = pk.word;
+    } else {
+#pragma unroll
+        for (int i = 0; i < P; ++i)
+            if (lo + i >= 0 && lo + i < cols) y[lo + i] = from_float<T>(v[i]);
+    }
+}
+
+// Slots a thread holds in the CTA path: 32 values in packs (8 float packs, 4 half packs). One
+// element per slot (P = 1) costs an address register per slot as well, so those keep 16, in
+// CTAs of at most 512 threads (up to 128 registers a thread, no spills on any architecture).
+template <int P>
+static __host__ __device__ constexpr int slots_per_thread()
+{
+    return P == 1 ? 16 : ROW_VALUES / P;
+}
+template <int P>
+static __host__ __device__ constexpr int cta_max_threads()
+{
+    return P == 1 ? 512 : CTA_MAX_THREADS;
+}
+
+// Where one CTA's chunk of its row lies. Thread t owns slots first + t + j * blockDim.x.
+struct chunk_t {
+    size_t row;
+    size_t first, end; // slots [first, end) of the row
+    int a;             // the row's offset past a 16-byte boundary, in elements
+};
+
+template <typename T, int P>
+static __device__ __forceinline__ chunk_t chunk_of(const T *d_in, size_t cols, int chunks,
+                                                   size_t chunk_slots)
+{
+    chunk_t c;
+    c.row = blockIdx.x / chunks;
+    const size_t k = blockIdx.x % chunks;
+    c.a = P == 1 ? 0 : (int)(((uintptr_t)(d_in + c.row * cols) / sizeof(T)) % P);
+    const size_t n_slots = (cols + c.a + P - 1) / P;
+    c.first = k * chunk_slots;
+    c.end = c.first + chunk_slots < n_slots ? c.first + chunk_slots : n_slots;
+    return c;
+}
+
+// Every load of the thread's slots first, then any use: 32 values in flight per thread.
+template <typename T, int P>
+static __device__ __forceinline__ void load_chunk(const T *__restrict__ x, size_t cols,
+                                                  const chunk_t &c,
+                                                  float (&v)[slots_per_thread<P>()][P])
+{
+#pragma unroll
+    for (int j = 0; j < slots_per_thread<P>(); ++j) {
+        const size_t q = c.first + threadIdx.x + (size_t)j * blockDim.x;
+        if (q < c.end) {
+            load_slot<T, P>(x, (long long)cols, c.a, q, v[j]);
+        } else {
+#pragma unroll
+            for (int i = 0; i < P; ++i) v[j][i] = -INFINITY;
+        }
+    }
+}
+
+// The thread's own (max, sum of exp(x - max)); with KEEP_EXP the values become exp(x - max),
+// which the write multiplies by one factor per thread. A thread holding only -inf keeps zeros.
+template <int P, bool KEEP_EXP>
+static __device__ __forceinline__ max_sum thread_state(float (&v)[slots_per_thread<P>()][P])
+{
+    float m = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < slots_per_thread<P>(); ++j)
+#pragma unroll
+        for (int i = 0; i < P; ++i) m = fmaxf(m, v[j][i]);
+    float s = 0.0f;
+#pragma unroll
+    for (int j = 0; j < slots_per_thread<P>(); ++j)
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+            const float e = m == -INFINITY ? 0.0f : exp_of(v[j][i] - m);
+            s += e;
+            if (KEEP_EXP) v[j][i] = e;
+        }
+    return {m, s};
+}
+
+// y = exp(x - M) / S from the kept exponentials (one multiply), or x - M - log S.
+template <typename T, bool LOG, int P>
+static __device__ __forceinline__ void write_chunk(T *__restrict__ y, size_t cols, const chunk_t &c,
+                                                   float (&v)[slots_per_thread<P>()][P],
+                                                   float thread_max, max_sum row)
+{
+    // an all -inf row has row.s == 0 and gives NaN, as PyTorch does
+    const float scale =
+        LOG ? row.m + logf(row.s)
+            : __fdividef(thread_max == -INFINITY ? 0.0f : exp_of(thread_max - row.m), row.s);
+#pragma unroll
+    for (int j = 0; j < slots_per_thread<P>(); ++j) {
+        const size_t q = c.first + threadIdx.x + (size_t)j * blockDim.x;
+        if (q < c.end) {
+            float o[P];
+#pragma unroll
+            for (int i = 0; i < P; ++i) o[i] = LOG ? v[j][i] - scale : v[j][i] * scale;
+            store_slot<T, P>(y, (long long)cols, c.a, q, o);
+        }
+    }
+}
+
+// One CTA per chunk; K = chunks CTAs of a row form a cluster (sm_90) and swap their states
+// through distributed shared memory. With chunks == 1 it is a block per row.
+template <typename T, bool LOG, int P>
+static __global__ void __launch_bounds__(cta_max_threads<P>(), 1)
+    softmax_cta(const T *__restrict__ d_in, T *__restrict__ d_out, size_t cols, int chunks,
+                size_t chunk_slots)
+{
+    const chunk_t c = chunk_of<T, P>(d_in, cols, chunks, chunk_slots);
+    float v[slots_per_thread<P>()][P];
+    load_chunk<T, P>(d_in + c.row * cols, cols, c, v);
+    const max_sum mine = thread_state<P, !LOG>(v);
+    max_sum row = block_combine(mine);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __shared__ max_sum cta_state;
+    if (chunks > 1) {
+        cg::cluster_group cluster = cg::this_cluster();
+        if (threadIdx.x == 0) cta_state = row;
+        cluster.sync(); // every CTA's state is in its shared memory, visible to the cluster
+        const unsigned lane = threadIdx.x % WARP_SIZE;
+        const max_sum empty = {-INFINITY, 0.0f};
+        row = lane < (unsigned)chunks ? *cluster.map_shared_rank(&cta_state, lane) : empty;
+        row = group_combine<WARP_SIZE>(row); // the same order in every CTA: the same result
+        // done reading the others' shared memory; the matching wait comes before exit
+        asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+    }
+#endif
+    write_chunk<T, LOG, P>(d_out + c.row * cols, cols, c, v, mine.m, row);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // a CTA's shared memory must outlive every read of it by the cluster
+    if (chunks > 1) asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+
+// Split path, first kernel: each chunk's state into d_state[row * chunks + chunk].
+template <typename T, int P>
+static __global__ void __launch_bounds__(cta_max_threads<P>(), 1)
+    softmax_split_state(const T *__restrict__ d_in, size_t cols, int chunks, size_t chunk_slots,
+                        max_sum *__restrict__ d_state)
+{
+    const chunk_t c = chunk_of<T, P>(d_in, cols, chunks, chunk_slots);
+    float v[slots_per_thread<P>()][P];
+    load_chunk<T, P>(d_in + c.row * cols, cols, c, v);
+    const max_sum row = block_combine(thread_state<P, false>(v));
+    if (threadIdx.x == 0) d_state[blockIdx.x] = row;
+}
+
+// Split path, second kernel: the row's state from its chunks (in index order, the same in every
+// CTA), then the chunk again (from L2 when it is still there) and its outputs.
+template <typename T, bool LOG, int P>
+static __global__ void __launch_bounds__(cta_max_threads<P>(), 1)
+    softmax_split_write(const T *__restrict__ d_in, T *__restrict__ d_out, size_t cols, int chunks,
+                        size_t chunk_slots, const max_sum *__restrict__ d_state)
+{
+    const chunk_t c = chunk_of<T, P>(d_in, cols, chunks, chunk_slots);
+    float v[slots_per_thread<P>()][P];
+    load_chunk<T, P>(d_in + c.row * cols, cols, c, v);
+    const max_sum mine = thread_state<P, !LOG>(v);
+    const unsigned lane = threadIdx.x % WARP_SIZE;
+    max_sum row = {-INFINITY, 0.0f};
+    for (int k = lane; k < chunks; k += WARP_SIZE) row = combine(row, d_state[c.row * chunks + k]);
+    row = group_combine<WARP_SIZE>(row);
+    write_chunk<T, LOG, P>(d_out + c.row * cols, cols, c, v, mine.m, row);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Host: what the GPU offers, and the plan for a shape
+// ------------------------------------------------------------------------------------------------
+
+struct gpu_t {
+    int id = -1;
+    int sms = 1;
+    int clusters = 0; // cudaDevAttrClusterLaunch: thread-block clusters (sm_90 and later)
+};
+
+// Attributes of the current device, asked once per device: launchers run in timing loops.
+static cudaError_t current_gpu(gpu_t *g)
+{
+    static gpu_t cached;
+    int dev = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err != cudaSuccess) return err;
+    if (dev != cached.id) {
+        gpu_t n;
+        n.id = dev;
+        if ((err = cudaDeviceGetAttribute(&n.sms, cudaDevAttrMultiProcessorCount, dev)) !=
+            cudaSuccess)
+            return err;
+        if (cudaDeviceGetAttribute(&n.clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess) {
+            (void)cudaGetLastError(); // a runtime that does not know the attribute: no clusters
+            n.clusters = 0;
+        }
+        cached = n;
+    }
+    *g = cached;
+    return cudaSuccess;
+}
+
+enum path_kind { PATH_WARP, PATH_CTA, PATH_SPLIT };
+
+struct plan_t {
+    path_kind path;
+    int chunks;         // K: CTAs per row
+    int threads;        // CTA size
+    size_t chunk_slots; // slots per CTA
+};
+
+static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+// Threads for a chunk of `slots` slots of which each thread holds `per_thread`: whole warps.
+static int cta_threads(size_t slots, int per_thread)
+{
+    return (int)(ceil_div(ceil_div(slots, (size_t)per_thread), WARP_SIZE) * WARP_SIZE);
+}
+
+// Chunks per row for rows of `slots` slots when a CTA may hold `cap` threads x per_thread slots:
+// the fewest that fit the row, then doubled while rows x K CTAs would leave SMs idle (fewer than
+// two per SM), up to max_chunks, as long as each CTA keeps at least a warp.
+static size_t chunks_for(size_t sms, size_t rows, size_t slots, int cap, int per_thread,
+                         size_t max_chunks)
+{
+    size_t k = ceil_div(slots, (size_t)cap * per_thread);
+    while (rows * k < 2 * sms && 2 * k <= max_chunks &&
+           ceil_div(slots, 2 * k) >= (size_t)WARP_SIZE * per_thread)
+        k *= 2;
+    return k;
+}
+
+static plan_t make_plan(path_kind path, size_t k, size_t slots, int per_thread)
+{
+    plan_t p;
+    p.path = path;
+    p.chunks = (int)k;
+    p.chunk_slots = ceil_div(slots, k);
+    p.threads = cta_threads(p.chunk_slots, per_thread);
+    return p;
+}
+
+// The plan for rows of `cols` elements in slots of P, per_thread slots a thread:
+//  - CTAs of at most 512 threads, so that two (about 60 registers a thread) share an SM and one
+//    loads while the other reduces and writes; 1024 where a row needs it to fit the largest
+//    cluster;
+//  - K > 1 chunks need a cluster (sm_90, up to max_cluster CTAs);
+//  - otherwise the split path, whose chunks only ever double for parallelism.
+static plan_t plan_rows(const gpu_t &g, int max_cluster, size_t rows, size_t cols, int P,
+                        int per_thread)
+{
+    const size_t slots = ceil_div(cols + P - 1, (size_t)P); // the most any row needs
+    const size_t limit = g.clusters ? (size_t)max_cluster : 1;
+    const int caps[2] = {CTA_SHARED_SM_THREADS, P == 1 ? CTA_SHARED_SM_THREADS : CTA_MAX_THREADS};
+    for (int c = 0; c < 2; c++) {
+        if (ceil_div(slots, (size_t)caps[c] * per_thread) > limit) continue;
+        return make_plan(PATH_CTA, chunks_for(g.sms, rows, slots, caps[c], per_thread, limit),
+                         slots, per_thread);
+    }
+    return make_plan(PATH_SPLIT,
+                     chunks_for(g.sms, rows, slots, CTA_SHARED_SM_THREADS, per_thread, (size_t)-1),
+                     slots, per_thread);
+}
+
+// The largest cluster this kernel launches: 16 where the GPU takes the non-portable size, else 8.
+// Asked of the occupancy API once per kernel and device, never assumed.
+static int largest_cluster(const void *kernel)
+{
+    static const void *cached_kernel[64];
+    static int cached_size[64], cached_dev[64], n_cached;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) return PORTABLE_CLUSTER;
+    for (int i = 0; i < n_cached; i++)
+        if (cached_kernel[i] == kernel && cached_dev[i] == dev) return cached_size[i];
+    int result = PORTABLE_CLUSTER;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
+        cudaSuccess) {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = MAX_CLUSTER;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3(MAX_CLUSTER);
+        cfg.blockDim = dim3(CTA_SHARED_SM_THREADS);
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        int n = 0;
+        if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) == cudaSuccess && n > 0)
+            result = MAX_CLUSTER;
+    }
+    (void)cudaGetLastError(); // a refused opt-in is an answer, not an error to keep
+    if (n_cached < 64) {
+        cached_kernel[n_cached] = kernel;
+        cached_dev[n_cached] = dev;
+        cached_size[n_cached++] = result;
+    }
+    return result;
+}
+
+static unsigned capped_grid(size_t blocks, size_t cap)
+{
+    const size_t g = blocks < cap ? blocks : cap;
+    return (unsigned)(g > 0 ? g : 1);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Host: the three paths
+// ------------------------------------------------------------------------------------------------
+
+template <typename T, bool LOG, int P, int G, int CPT, int RPA>
+static cudaError_t warp_launch(const T *d_in, T *d_out, size_t rows, int cols, const gpu_t &g,
+                               cudaStream_t s)
+{
+    constexpr size_t ROWS_PER_BLOCK = (WARP_PATH_BLOCK / WARP_SIZE) * (WARP_SIZE / G) * RPA;
+    // 16 blocks of 128 threads fill an SM (2048 threads); 32 such waves, then grid-stride
+    const size_t cap = (size_t)g.sms * 16 * 32;
+    softmax_warp<T, LOG, P, G, CPT, RPA>
+        <<<capped_grid(ceil_div(rows, ROWS_PER_BLOCK), cap), WARP_PATH_BLOCK, 0, s>>>(d_in, d_out,
+                                                                                      rows, cols);
+    return cudaGetLastError();
+}
+
+// cols <= 32 P: one pack per lane, the narrowest group that covers the row.
+template <typename T, bool LOG, int P, int RPA, int G = 1>
+static cudaError_t warp_narrow(const T *d_in, T *d_out, size_t rows, int cols, const gpu_t &g,
+                               cudaStream_t s)
+{
+    if constexpr (G < WARP_SIZE) {
+        if (cols > G * P) return warp_narrow<T, LOG, P, RPA, 2 * G>(d_in, d_out, rows, cols, g, s);
+    }
+    return warp_launch<T, LOG, P, G, P, RPA>(d_in, d_out, rows, cols, g, s);
+}
+
+// cols > 32 P: the whole warp per row, CPT the smallest multiple of STEP that covers the row.
+template <typename T, bool LOG, int P, int STEP, int CPT>
+static cudaError_t warp_wide(const T *d_in, T *d_out, size_t rows, int cols, const gpu_t &g,
+                             cudaStream_t s)
+{
+    if constexpr (CPT < WARP_MAX_COLS / WARP_SIZE) {
+        if (cols > WARP_SIZE * CPT)
+            return warp_wide<T, LOG, P, STEP, CPT + STEP>(d_in, d_out, rows, cols, g, s);
+    }
+    return warp_launch<T, LOG, P, WARP_SIZE, CPT, 1>(d_in, d_out, rows, cols, g, s);
+}
+
+// Half a row is gone twice as fast and carries twice the values to convert per byte, so 16-bit
+// types keep 4 short rows per group in flight, float 2.
+template <typename T>
+static constexpr int narrow_rows()
+{
+    return sizeof(T) == 2 ? 4 : 2;
+}
+
+template <typename T, bool LOG>
+static cudaError_t warp_path(const T *d_in, T *d_out, size_t rows, int cols, bool packed,
+                             const gpu_t &g, cudaStream_t s)
+{
+    constexpr int P = full_pack<T>();
+    if (packed) {
+        if (cols <= WARP_SIZE * P)
+            return warp_narrow<T, LOG, P, narrow_rows<T>()>(d_in, d_out, rows, cols, g, s);
+        return warp_wide<T, LOG, P, P, 2 * P>(d_in, d_out, rows, cols, g, s);
+    }
+    // rows that start off 16-byte boundaries: one element per access, buckets of 4 values
+    if (cols <= WARP_SIZE)
+        return warp_narrow<T, LOG, 1, narrow_rows<T>()>(d_in, d_out, rows, cols, g, s);
+    return warp_wide<T, LOG, 1, 4, 4>(d_in, d_out, rows, cols, g, s);
+}
+
+template <typename T, bool LOG, int P>
+static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, void *d_ws,
+                            const gpu_t &g, cudaStream_t s)
+{
+    constexpr int PER_THREAD = slots_per_thread<P>();
+    auto kernel = softmax_cta<T, LOG, P>;
+    const int max_cluster = g.clusters ? largest_cluster((const void *)kernel) : 1;
+    plan_t p = plan_rows(g, max_cluster, rows, cols, P, PER_THREAD);
+    if (rows * (size_t)p.chunks > MAX_GRID_X)
+        return cudaErrorInvalidValue; // beyond any GPU's memory
+    if (p.path == PATH_CTA) {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        cfg.gridDim = dim3((unsigned)(rows * p.chunks));
+        cfg.blockDim = dim3(p.threads);
+        cfg.stream = s;
+        if (p.chunks > 1) {
+            attr[0].id = cudaLaunchAttributeClusterDimension;
+            attr[0].val.clusterDim.x = p.chunks;
+            attr[0].val.clusterDim.y = 1;
+            attr[0].val.clusterDim.z = 1;
+            cfg.attrs = attr;
+            cfg.numAttrs = 1;
+        }
+        cudaError_t err =
+            cudaLaunchKernelEx(&cfg, kernel, d_in, d_out, cols, p.chunks, p.chunk_slots);
+        return err != cudaSuccess ? err : cudaGetLastError();
+    }
+    if (d_ws == nullptr) return cudaErrorInvalidValue;
+    max_sum *state = static_cast<max_sum *>(d_ws);
+    softmax_split_state<T, P><<<(unsigned)(rows * p.chunks), p.threads, 0, s>>>(
+        d_in, cols, p.chunks, p.chunk_slots, state);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+    softmax_split_write<T, LOG, P><<<(unsigned)(rows * p.chunks), p.threads, 0, s>>>(
+        d_in, d_out, cols, p.chunks, p.chunk_slots, state);
+    return cudaGetLastError();
+}
+
+// The whole dispatcher. Packs need each row's input and output to sit at the same offset from a
+// 16-byte boundary (true when the two pointers do, since rows advance both by the same bytes);
+// the warp path also wants every row aligned (cols a multiple of the pack).
+template <typename T, bool LOG>
+static cudaError_t dispatch(const void *in, void *out, size_t rows, size_t cols, void *d_ws,
+                            cudaStream_t s)
+{
+    if (rows == 0 || cols == 0) return cudaErrorInvalidValue;
+    gpu_t g;
+    cudaError_t err = current_gpu(&g);
+    if (err != cudaSuccess) return err;
+    const T *d_in = static_cast<const T *>(in);
+    T *d_out = static_cast<T *>(out);
+    const bool same_phase = ((uintptr_t)in - (uintptr_t)out) % PACK_BYTES == 0;
+    if (cols <= (size_t)WARP_MAX_COLS) {
+        const bool rows_aligned =
+            same_phase && (uintptr_t)in % PACK_BYTES == 0 && cols % full_pack<T>() == 0;
+        return warp_path<T, LOG>(d_in, d_out, rows, (int)cols, rows_aligned, g, s);
+    }
+    if (same_phase) return cta_path<T, LOG, full_pack<T>()>(d_in, d_out, rows, cols, d_ws, g, s);
+    return cta_path<T, LOG, 1>(d_in, d_out, rows, cols, d_ws, g, s);
+}
+
+// Scratch of the split path for slots of P: a state per chunk. Any GPU may take the split path
+// (no clusters), so the bound assumes none.
+static size_t split_workspace(size_t rows, size_t cols, int P)
+{
+    if (cols <= (size_t)WARP_MAX_COLS) return 0;
+    gpu_t g;
+    if (current_gpu(&g) != cudaSuccess) g = gpu_t();
+    g.clusters = 0;
+    const plan_t p = P == 1 ? plan_rows(g, 1, rows, cols, 1, slots_per_thread<1>())
+                            : plan_rows(g, 1, rows, cols, P, ROW_VALUES / P);
+    return p.path == PATH_SPLIT ? rows * (size_t)p.chunks * sizeof(max_sum) : 0;
+}
+
+// ------------------------------------------------------------------------------------------------
+// The functions softmax.cu's variant table calls
+// ------------------------------------------------------------------------------------------------
+
+int supports_dispatch(size_t rows, size_t cols) { return rows >= 1 && cols >= 1; }
+
+size_t workspace_dispatch_f32(size_t rows, size_t cols)
+{
+    const size_t a = split_workspace(rows, cols, full_pack<float>()),
+                 b = split_workspace(rows, cols, 1);
+    return a > b ? a : b;
+}
+
+size_t workspace_dispatch_16(size_t rows, size_t cols)
+{
+    const size_t a = split_workspace(rows, cols, full_pack<__half>()),
+                 b = split_workspace(rows, cols, 1);
+    return a > b ? a : b;
+}
+
+#define DISPATCH_ENTRY(name, T, LOG)                                                      \
+    cudaError_t name(const void *d_in, void *d_out, size_t rows, size_t cols, void *d_ws, \
+                     cudaStream_t s)                                                      \
+    {                                                                                     \
+        return dispatch<T, LOG>(d_in, d_out, rows, cols, d_ws, s);                        \
+    }
+DISPATCH_ENTRY(launch_dispatch_f32, float, false)
+DISPATCH_ENTRY(launch_dispatch_f32_log, float, true)
+DISPATCH_ENTRY(launch_dispatch_f16, __half, false)
+DISPATCH_ENTRY(launch_dispatch_f16_log, __half, true)
+DISPATCH_ENTRY(launch_dispatch_bf16, __nv_bfloat16, false)
+DISPATCH_ENTRY(launch_dispatch_bf16_log, __nv_bfloat16, true)
+#undef DISPATCH_ENTRY

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// 07_softmax/softmax_tuned.h: the production softmax of softmax_tuned.cu, which the `dispatch`
+// variant of softmax.cu's table calls. Float, half and bfloat16 in and out, float arithmetic.
+#ifndef SOFTMAX_TUNED_H
+#define SOFTMAX_TUNED_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+
+// Any shape with rows, cols >= 1, any pointer aligned to its element size.
+int supports_dispatch(size_t rows, size_t cols);
+
+// Scratch the dispatcher may use (the split path on GPUs without clusters, or rows longer than
+// a cluster holds): an upper bound for any alignment of the pointers; 0 when none is needed.
+size_t workspace_dispatch_f32(size_t rows, size_t cols);
+size_t workspace_dispatch_16(size_t rows, size_t cols);
+
+// Softmax (and _log: log-softmax) of each row of a row-major [rows, cols] matrix, on stream s.
+// Return the launch error; never synchronize or allocate.
+cudaError_t launch_dispatch_f32(const void *d_in, void *d_out, size_t rows, size_t cols,
+                                void *d_workspace, cudaStream_t s);
+cudaError_t launch_dispatch_f32_log(const void *d_in, void *d_out, size_t rows, size_t cols,
+                                    void *d_workspace, cudaStream_t s);
+cudaError_t launch_dispatch_f16(const void *d_in, void *d_out, size_t rows, size_t cols,
+                                void *d_workspace, cudaStream_t s);
+cudaError_t launch_dispatch_f16_log(const void *d_in, void *d_out, size_t rows, size_t cols,
+                                    void *d_workspace, cudaStream_t s);
+cudaError_t launch_dispatch_bf16(const void *d_in, void *d_out, size_t rows, size_t cols,
+                                 void *d_workspace, cudaStream_t s);
+cudaError_t launch_dispatch_bf16_log(const void *d_in, void *d_out, size_t rows, size_t cols,
+                                     void *d_workspace, cudaStream_t s);
+
+#endif // SOFTMAX_TUNED_H
