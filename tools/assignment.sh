@@ -54,6 +54,7 @@ patterns=$(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$only")
 
 is_solution_only() {
     for p in $patterns; do
+        # shellcheck disable=SC2254 # the pattern is meant as a pattern
         case $1 in $p) return 0 ;; esac
     done
     return 1
@@ -103,7 +104,7 @@ for s in $stages; do
     fi
 done
 
-rm -rf "$dest" && mv "$tmp" "$dest" || fail 1
+if ! { rm -rf "$dest" && mv "$tmp" "$dest"; }; then fail 1; fi
 (cd "$build" && tar -cf - assignment) | gzip -9n >"$build/assignment.tar.gz" || exit 1
 
 echo "make assignment: $dest/ ($copied files, from $source_kind) and $build/assignment.tar.gz"

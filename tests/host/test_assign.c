@@ -5,6 +5,7 @@
 #include <CUnit/CUnit.h>
 #include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,6 +361,46 @@ static void test_make_assignment_refuses_a_bad_marker_and_writes_nothing(void)
     run_sh(cmd);
 }
 
+static void test_the_batch_script_takes_only_stage_sources_from_a_submission(void)
+{
+    char dir[] = "/tmp/reduce-batch-XXXXXX", cmd[4096], cwd[1024], p[1024];
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    CU_ASSERT_FATAL(getcwd(cwd, sizeof cwd) != NULL);
+    /* a tiny assignment, and three submissions: in a tree, flat with macOS litter, unrelated */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir -p a/tools a/common a/03_s a/05_p s/alice/repo/03_s s/bob/__MACOSX "
+             "s/carol && : >a/Makefile && : >a/tools/thresholds.txt && echo stub >a/03_s/s.cu && "
+             "echo stub >a/05_p/p.cu && echo check >a/common/check.c && "
+             "echo alice >s/alice/repo/03_s/s.cu && echo bob >s/bob/s.cu && "
+             "echo junk >s/bob/__MACOSX/._s.cu && echo bob >s/bob/p.cu && "
+             "echo cheat >s/bob/check.c && echo carol >s/carol/other.cu", dir);
+    CU_ASSERT_FATAL(run_sh(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "cd %s && sh '%s/tools/grade_batch.sh' -n -s 03_s a s o", dir, cwd);
+    CU_ASSERT_EQUAL(run_sh(cmd), 0);
+    const char *want[][2] = {
+        {"o/work/alice/03_s/s.cu", "alice\n"},
+        {"o/work/bob/03_s/s.cu", "bob\n"},
+        {"o/work/bob/05_p/p.cu", "stub\n"},        /* a stage not graded stays as cut */
+        {"o/work/bob/common/check.c", "check\n"},  /* never taken from a submission */
+        {"o/work/carol/03_s/s.cu", "stub\n"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, want[i][0]);
+        char *t = read_all(p, NULL);
+        CU_ASSERT_STRING_EQUAL(t ? t : "(missing)", want[i][1]);
+        free(t);
+    }
+    snprintf(p, sizeof p, "%s/o/bob/files.txt", dir);
+    char *t = read_all(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "used     s.cu -> 03_s/s.cu"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "ignored  p.cu"));
+    CU_ASSERT_PTR_NULL(strstr(t, "__MACOSX"));
+    free(t);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_sh(cmd);
+}
+
 /* ---- the grader's parts ------------------------------------------------------ */
 
 static void test_json_strings_escape_quotes_backslashes_and_control_characters(void)
@@ -573,6 +614,21 @@ static const char *json_value(const char *p, int depth)
     return end == p ? NULL : end;
 }
 
+/* 1 if pid is a live process; a zombie (killed, not yet reaped by its new parent) is not. */
+static int process_running(int pid)
+{
+    if (kill(pid, 0) != 0) return 0;
+    char path[64], stat[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 1;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *close = strrchr(stat, ')');
+    return !(close && (close[2] == 'Z' || close[2] == 'X'));
+}
+
 static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
 {
     char dir[] = "/tmp/reduce-grade-XXXXXX", path[1024], cmd[4096];
@@ -586,7 +642,7 @@ static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
                "#!/bin/sh\n"
                "case $GPU_TEST_STAGES in\n"
                "01_good) echo 'Run Summary: all passed'; exit 0 ;;\n"
-               "02_hang) sleep 60; exit 0 ;;\n"
+               "02_hang) sleep 60 & echo $! >>hang.pids; wait; exit 0 ;;\n"
                "03_crash) echo 'about to fault'; kill -SEGV $$ ;;\n"
                "04_wrong) i=0; while [ $i -lt 100 ]; do echo \"case $i ok\"; i=$((i+1)); done;\n"
                "   echo '04_wrong/v sum rows=1 cols=33: wrote past the end of its output'\n"
@@ -599,7 +655,7 @@ static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
         "case \"$*\" in *--list*) echo \"$stage: x\";\n"
         "  echo '  v                        sum        f32->f32  idea'; exit 0 ;; esac\n"
         "case $stage in\n"
-        "02_hang) sleep 60 ;;\n"
+        "02_hang) sleep 60 & echo $! >>hang.pids; wait ;;\n"
         "03_crash) echo 'caf\xc3\xa9 \"quoted\" \\\\ back'; printf 'bad byte \\377\\n'\n"
         "   kill -SEGV $$ ;;\n"
         "04_wrong) [ \"$1\" = --check-only ] &&\n"
@@ -655,8 +711,17 @@ static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(json, "check FAILED at index 32"));
     CU_ASSERT_PTR_NOT_NULL(strstr(json, "the stage is not correct"));
     free(json);
-    /* no sleeping stand-in outlived its time limit */
-    CU_ASSERT_NOT_EQUAL(run_sh("ps -eo args | grep -q '^sleep 60$'"), 0);
+    /* no hanging stand-in outlived its time limit, children included */
+    snprintf(path, sizeof path, "%s/hang.pids", dir);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL(f);
+    int pid, hung = 0;
+    while (f && fscanf(f, "%d", &pid) == 1) {
+        hung++;
+        CU_ASSERT(!process_running(pid));
+    }
+    if (f) fclose(f);
+    CU_ASSERT_EQUAL(hung, 3); /* the suite, the first check, the standard run */
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     run_sh(cmd);
 }
@@ -695,6 +760,8 @@ CU_TestInfo assign_tests[] = {
      test_make_assignment_stubs_the_chosen_stages_and_leaves_out_the_answers},
     {"make assignment refuses a bad marker and writes nothing",
      test_make_assignment_refuses_a_bad_marker_and_writes_nothing},
+    {"the batch script takes only stage sources from a submission",
+     test_the_batch_script_takes_only_stage_sources_from_a_submission},
     {"JSON strings escape quotes, backslashes and control characters",
      test_json_strings_escape_quotes_backslashes_and_control_characters},
     {"JSON strings keep UTF-8 and replace invalid bytes",
