@@ -1,0 +1,303 @@
+# SPDX-License-Identifier: MIT
+# profile_parse.awk: one stage's Nsight Compute exports -> rows of results/profile.csv.
+# Used by profile.sh; reads four files, in this order:
+#   1. INFLIGHT  "mangled<TAB>bytes<TAB>demangled" per kernel (sass_inflight.awk + a demangler)
+#   2. RUN_CSV   the stage program's own --csv from the profiled run (gpu, rows, cols); may be
+#                /dev/null, then the default shapes are used (sums 1 x 2^28, rows 65536 x 1024)
+#   3. RENAMED   ncu --import R --csv --page raw --print-units base --print-nvtx-rename kernel
+#   4. REAL      the same export without renaming (--print-kernel-base mangled)
+# Prints profile.csv rows (no header; a 16th field says whether the kernel used shared memory)
+# in the order the variants ran. -v detail=FILE appends
+# one row per kernel to FILE; -v check=1 prints what was found to stderr instead (self-test).
+# The raw page is one header row of metric names, a row of units, then one row per kernel;
+# columns are found by name, quoted fields may hold commas, numbers may hold thousands
+# separators. The NVTX range of a kernel (stage/variant/op/dtype) is looked for in the
+# renamed kernel name first, then in every other field (the NVTX column of either export).
+# A variant of several kernels (two passes, CUB's two kernels): duration is their sum, the
+# other counters are those of its longest kernel.
+
+function parse_csv(line, f,    n, i, c, inq, field, len) {
+    sub(/\r$/, "", line)
+    n = 0
+    field = ""
+    inq = 0
+    len = length(line)
+    for (i = 1; i <= len; i++) {
+        c = substr(line, i, 1)
+        if (inq) {
+            if (c == "\"") {
+                if (substr(line, i + 1, 1) == "\"") { field = field "\""; i++ }
+                else inq = 0
+            } else field = field c
+        } else if (c == "\"") inq = 1
+        else if (c == ",") { f[++n] = field; field = "" }
+        else field = field c
+    }
+    f[++n] = field
+    return n
+}
+
+# a metric's text as a number string, or "" when it is missing or n/a
+function clean_num(s) {
+    gsub(/[ ,]/, "", s)
+    return s ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ ? s : ""
+}
+
+function find_label(s) {
+    if (match(s, LABEL_RE)) return substr(s, RSTART, RLENGTH)
+    return ""
+}
+
+# text before the argument list, without spaces and a leading return type "void"
+function sig_key(s,    i, c, depth, out) {
+    depth = 0
+    out = ""
+    for (i = 1; i <= length(s); i++) {
+        c = substr(s, i, 1)
+        if (c == "<") depth++
+        else if (c == ">") depth--
+        else if (c == "(" && depth == 0) break
+        out = out c
+    }
+    sub(/^void /, "", out)
+    gsub(/[ \t]/, "", out)
+    return out
+}
+
+function base_key(s) {
+    s = sig_key(s)
+    sub(/<.*/, "", s)
+    sub(/.*::/, "", s)
+    return s
+}
+
+# bytes in flight per thread of a kernel named as ncu names it; "" when unknown
+function inflight_of(name,    k) {
+    if (name in by_mangled) return by_mangled[name]
+    k = sig_key(name)
+    if ((k in by_sig) && by_sig[k] != "?") return by_sig[k]
+    k = base_key(name)
+    if ((k in by_base) && by_base[k] != "?") return by_base[k]
+    return ""
+}
+
+function fmt(v, spec) { return v == "" ? "" : sprintf(spec, v) }
+
+BEGIN {
+    LABEL_RE = "[A-Za-z0-9_]+/[A-Za-z0-9_]+/(sum|rowsum|softmax|logsoftmax)/(f32|f16|bf16)"
+    nm = split("gpu__time_duration.sum dram__throughput.avg.pct_of_peak_sustained_elapsed " \
+               "sm__warps_active.avg.pct_of_peak_sustained_active " \
+               "sm__warps_active.avg.per_cycle_active launch__registers_per_thread " \
+               "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio " \
+               "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum " \
+               "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum " \
+               "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum " \
+               "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum " \
+               "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum " \
+               "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum " \
+               "sm__ctas_launched.sum smsp__sass_inst_executed_op_global_atom.sum", M, " ")
+    NOPT = 2        # the last NOPT metrics are optional (collected if cheap)
+    if (ARGC != 5) {
+        print "usage: awk -f profile_parse.awk INFLIGHT RUN_CSV RENAMED REAL" > "/dev/stderr"
+        exit 2
+    }
+    # each file is read here with getline: an empty one, or one named twice, is no problem
+    read_inflight(ARGV[1])
+    read_run(ARGV[2])
+    read_export(ARGV[3], 3)
+    read_export(ARGV[4], 4)
+    exit report()
+}
+
+# 1: bytes in flight per kernel, by mangled name, by signature and by base name
+function read_inflight(path,    line, a, dem, k, v) {
+    while ((getline line < path) > 0) {
+        if (split(line, a, "\t") < 2 || a[1] == "" || a[1] ~ /^#/) continue
+        by_mangled[a[1]] = a[2]
+        dem = a[3] != "" ? a[3] : a[1]
+        # two kernels of one name and different figures: ambiguous ("?"). The value is
+        # worked out first: mawk creates the element before it evaluates the right side.
+        k = sig_key(dem)
+        v = (k in by_sig) && by_sig[k] != a[2] ? "?" : a[2]
+        by_sig[k] = v
+        k = base_key(dem)
+        v = (k in by_base) && by_base[k] != a[2] ? "?" : a[2]
+        by_base[k] = v
+    }
+    close(path)
+}
+
+# 2: the program's CSV: the GPU's name and each variant's shape
+function read_run(path,    line, f, n, key) {
+    while ((getline line < path) > 0) {
+        if (line ~ /^# gpu: /) {
+            if (gpu == "") { gpu = line; sub(/^# gpu: /, "", gpu) }
+            continue
+        }
+        if (line ~ /^#/ || line ~ /^gpu,stage,/) continue
+        n = parse_csv(line, f)
+        if (n < 7) continue
+        if (gpu == "") gpu = f[1]
+        key = f[2] "/" f[3] "/" f[4] "/" f[5]
+        if (!(key in shape_rows)) { shape_rows[key] = f[6]; shape_cols[key] = f[7] }
+    }
+    close(path)
+}
+
+# 3 and 4: an export; 3 gives each kernel's range, 4 its real name and the metrics
+function read_export(path, which,    line, f, n, i, hdr, units, col, idc, knc, id, lab, m, c,
+                     u, v) {
+    hdr = 0
+    units = 0
+    while ((getline line < path) > 0) {
+        n = parse_csv(line, f)
+        if (!hdr) {
+            idc = 0
+            knc = 0
+            for (i = 1; i <= n; i++) {
+                if (f[i] == "ID") idc = i
+                if (f[i] == "Kernel Name") knc = i
+            }
+            if (idc && knc) {
+                hdr = 1
+                found_hdr[which] = 1
+                for (i = 1; i <= n; i++) col[f[i]] = i
+            }
+            continue
+        }
+        id = f[idc]
+        if (id !~ /^[0-9]+$/) {
+            if (!units) {
+                units = 1
+                found_units[which] = 1
+                for (i = 1; i <= n; i++) unit_of[which, i] = f[i]
+            }
+            continue
+        }
+        if (which == 3) {
+            lab = find_label(f[knc])
+            for (i = 1; lab == "" && i <= n; i++) lab = find_label(f[i])
+            label3[id] = lab
+            nk3++
+            continue
+        }
+        if (!(id in seen4)) { ids[++nk] = id; seen4[id] = 1 }
+        kname[id] = f[knc]
+        lab = ""
+        for (i = 1; lab == "" && i <= n; i++) if (i != knc) lab = find_label(f[i])
+        label4[id] = lab
+        for (m = 1; m <= nm; m++) {
+            c = (M[m] in col) ? col[M[m]] : 0
+            val[id, m] = c ? clean_num(f[c]) : ""
+            if (m == 1 && c && val[id, m] != "") {
+                u = unit_of[4, c]
+                v = val[id, m] + 0
+                if (u == "nsecond" || u == "ns" || u == "") v = v / 1000
+                else if (u == "msecond" || u == "ms") v = v * 1000
+                else if (u == "second" || u == "s") v = v * 1e6
+                else if (u != "usecond" && u != "us") bad_unit = u
+                dur[id] = v
+            }
+        }
+    }
+    close(path)
+    if (which == 4 && hdr)
+        for (m = 1; m <= nm; m++) if (!(M[m] in col)) missing = missing " " M[m]
+}
+
+function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w, sect,
+                  b, bif, line, unnamed, hard_missing, no_inflight, d, shared) {
+    if (check) {
+        printf("renamed export: header %s, units row %s, %d kernels\n",
+               found_hdr[3] ? "found" : "MISSING", found_units[3] ? "found" : "missing",
+               nk3) > "/dev/stderr"
+        printf("real-name export: header %s, units row %s, %d kernels\n",
+               found_hdr[4] ? "found" : "MISSING", found_units[4] ? "found" : "missing",
+               nk) > "/dev/stderr"
+    }
+    problems = 0
+    if (!found_hdr[4] || (!found_hdr[3] && check)) problems++
+    # group the kernels by their range, in the order they ran
+    for (i = 1; i <= nk; i++) {
+        id = ids[i]
+        lab = (id in label3) && label3[id] != "" ? label3[id] : label4[id]
+        if (lab == "") { unnamed++; continue }
+        if (!(lab in nkern)) order[++nl] = lab
+        nkern[lab]++
+        if (id in dur) total[lab] += dur[id]
+        d = (id in dur) ? dur[id] : -1
+        if (!(lab in longest) || d > longest_us[lab]) { longest[lab] = id; longest_us[lab] = d }
+    }
+    if (missing != "") {
+        split(missing, mm, " ")
+        for (k in mm) {
+            opt = 0
+            for (m = nm - NOPT + 1; m <= nm; m++) if (mm[k] == M[m]) opt = 1
+            if (!opt) hard_missing = hard_missing " " mm[k]
+        }
+    }
+    if (hard_missing != "") {
+        printf("profile: %s: the export has no column for:%s\n", stage,
+               hard_missing) > "/dev/stderr"
+        problems++
+    }
+    if (bad_unit != "") {
+        printf("profile: %s: unknown unit '%s' for gpu__time_duration.sum\n", stage,
+               bad_unit) > "/dev/stderr"
+        problems++
+    }
+    if (unnamed) {
+        printf("profile: %s: %d kernel(s) outside a stage/variant/op/dtype range, left out\n",
+               stage, unnamed) > "/dev/stderr"
+        if (check) problems++
+    }
+    for (i = 1; i <= nl; i++) {
+        lab = order[i]
+        id = longest[lab]
+        split(lab, p, "/")
+        if (lab in shape_rows) { rows = shape_rows[lab]; cols = shape_cols[lab] }
+        else if (p[3] == "sum") { rows = 1; cols = 268435456 }
+        else { rows = 65536; cols = 1024 }
+        bank = ""
+        if (val[id, 7] != "" && val[id, 9] != "") {
+            w = val[id, 9] + val[id, 10]
+            bank = w > 0 ? (val[id, 7] + val[id, 8]) / w : 0
+        }
+        sect = ""
+        if (val[id, 11] != "" && val[id, 12] != "")
+            sect = val[id, 12] > 0 ? val[id, 11] / val[id, 12] : 0
+        b = inflight_of(kname[id])
+        if (b == "" && !((kname[id]) in told)) {
+            told[kname[id]] = 1
+            no_inflight = no_inflight " " kname[id]
+        }
+        bif = b != "" && val[id, 4] != "" ? val[id, 4] * 32 * b : ""
+        if (check) {
+            printf("%-48s %d kernel(s), longest %s, %s B in flight per thread\n", lab, nkern[lab],
+                   kname[id], b == "" ? "?" : b) > "/dev/stderr"
+            continue
+        }
+        # a 16th field, cut off for profile.csv, tells the table whether the kernel made
+        # shared-memory accesses at all (1), none (0), or the counter is missing (empty)
+        shared = val[id, 9] == "" ? "" : (val[id, 9] + val[id, 10] > 0)
+        line = sprintf("%s,%s,%s,%s,%s,%s,%s,", (gpu == "" ? "unknown" : gpu), p[1], p[2], p[3],
+                       p[4], rows, cols)
+        line = line sprintf("%s,%s,%s,%s,%s,", ((lab in total) ? sprintf("%.2f", total[lab]) : ""),
+                            fmt(val[id, 2], "%.1f"), fmt(val[id, 3], "%.1f"), fmt(val[id, 5], "%d"),
+                            fmt(val[id, 6], "%.2f"))
+        print line fmt(bank, "%.3f") "," fmt(sect, "%.2f") "," fmt(bif, "%.0f") "," shared
+    }
+    if (no_inflight != "")
+        printf("profile: %s: no SASS found for (bytes in flight left empty):%s\n", stage,
+               no_inflight) > "/dev/stderr"
+    if (detail != "" && !check)
+        for (i = 1; i <= nk; i++) {
+            id = ids[i]
+            lab = (id in label3) && label3[id] != "" ? label3[id] : label4[id]
+            line = stage "," lab ",\"" kname[id] "\"," fmt(dur[id], "%.3f")
+            for (m = 2; m <= nm; m++) line = line "," val[id, m]
+            print line "," inflight_of(kname[id]) >> detail
+        }
+    if (check && nl == 0) problems++
+    return problems ? 1 : 0
+}
