@@ -1,23 +1,44 @@
 # SPDX-License-Identifier: MIT
 # evidence.mk: what the hardware says about each lesson.
-#   make profile    Nsight Compute on one variant: make profile STAGE=05_packed VARIANT=packed_sum
-#   make sanitize   compute-sanitizer memcheck over the gpu suite, racecheck over the block reductions
+#   make profile [STAGE=dir]  Nsight Compute counters of every variant of the stage (of every
+#                             stage in STAGES without STAGE): a table, results/profile.csv
+#                             (GPU and ncu; NCU_FLAGS=... is appended to ncu's options)
+#   make sanitize             memcheck, racecheck, synccheck and initcheck over every variant
+#                             and dtype of STAGES at awkward sizes, memcheck over the gpu suite:
+#                             results/sanitize.txt (GPU and compute-sanitizer;
+#                             SANITIZERS=memcheck,racecheck picks tools)
+#   make sass STAGE=dir       the stage's SASS filtered to the lesson's instructions, with the
+#                             bytes each thread keeps in flight (cuobjdump; SASS_FLAGS=-v adds
+#                             the instructions themselves)
+#   make evidence-selftest    the parsers of these tools on built-in samples (no GPU needed)
+# Without a GPU, or without ncu / compute-sanitizer / cuobjdump, a target says so in one line
+# and its script exits 3. The scripts (tools/profile.sh, sanitize.sh, sass.sh) say how.
 
-.PHONY: profile sanitize
+.PHONY: profile sanitize sass evidence-selftest
 
-STAGE   ?= 05_packed
-VARIANT ?= packed_sum
-profile: $(BUILD)/$(STAGE)
-	@mkdir -p $(RESULTS)
-	ncu --clock-control none --set full -f -o $(RESULTS)/profile_$(STAGE)_$(VARIANT) \
-	    $(BUILD)/$(STAGE) --variant $(VARIANT) --iters 1 --warmup 0
-	@echo "open $(RESULTS)/profile_$(STAGE)_$(VARIANT).ncu-rep in Nsight Compute (ncu-ui)"
+# STAGE=05_packed (or a comma list) picks stages for profile and sass; else STAGES
+EVIDENCE_STAGES = $(if $(STAGE),$(subst $(comma),$(space),$(STAGE)),$(STAGES))
+EVIDENCE_ENV = BUILD='$(BUILD)' RESULTS='$(RESULTS)' HAVE_GPU='$(HAVE_GPU)' ARCH='$(ARCH)' \
+               CUDA_HOME='$(CUDA_HOME)'
+# the baselines program is sanitized too when every stage is
+EVIDENCE_BASELINES = $(if $(filter-out $(STAGES),$(ALL_STAGES)),,--baselines)
 
-sanitize: $(TEST_GPU) $(STAGE_BINS)
-	GPU_TEST_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 1 $(TEST_GPU)
-	@set -e; for s in $(STAGES); do \
-	    if $(call has_op,$$s,sum); then \
-	        compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/$$s --check-only --op sum -n 100003; fi; \
-	    if $(call has_op,$$s,rowsum); then \
-	        compute-sanitizer --tool racecheck --error-exitcode 1 $(BUILD)/$$s --check-only --op rowsum --rows 4099 --cols 77; fi; \
-	done
+# Each target first checks the GPU and the tool (one line, exit 3), then builds what it
+# runs, then runs it.
+profile:
+	@$(EVIDENCE_ENV) sh tools/profile.sh --need
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(EVIDENCE_STAGES))
+	@$(EVIDENCE_ENV) NCU_FLAGS='$(NCU_FLAGS)' sh tools/profile.sh $(EVIDENCE_STAGES)
+
+sanitize:
+	@$(EVIDENCE_ENV) sh tools/sanitize.sh --need
+	@$(MAKE) --no-print-directory $(STAGE_BINS) $(BUILD)/baselines $(TEST_GPU)
+	@$(EVIDENCE_ENV) SANITIZERS='$(SANITIZERS)' sh tools/sanitize.sh $(EVIDENCE_BASELINES) $(STAGES)
+
+sass:
+	@$(EVIDENCE_ENV) sh tools/sass.sh --need
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(EVIDENCE_STAGES))
+	@$(EVIDENCE_ENV) sh tools/sass.sh $(SASS_FLAGS) $(EVIDENCE_STAGES)
+
+evidence-selftest:
+	@sh tools/sass.sh --selftest && sh tools/profile.sh --selftest && sh tools/sanitize.sh --selftest

@@ -6,8 +6,9 @@
 # (compute-sanitizer/, /opt/nvidia/nsight-compute/<version>/ for ncu, the newest first).
 find_tool() {
     _t=$(command -v "$1" 2>/dev/null) && { echo "$_t"; return 0; }
-    for _d in "${CUDA_HOME:-/usr/local/cuda}/bin" /usr/local/cuda/bin \
-              "${CUDA_HOME:-/usr/local/cuda}/compute-sanitizer" /usr/local/cuda/compute-sanitizer; do
+    _h=${CUDA_HOME:-/usr/local/cuda}
+    for _d in "$_h/bin" /usr/local/cuda/bin "$_h/compute-sanitizer" \
+              /usr/local/cuda/compute-sanitizer; do
         [ -x "$_d/$1" ] && { echo "$_d/$1"; return 0; }
     done
     if [ "$1" = ncu ]; then
@@ -29,7 +30,8 @@ have_gpu() {
 # holds it, else the installed GPU's, else sm_90 if present, else the newest it holds.
 # Prints nothing when the binary holds no machine code.
 pick_arch() {
-    _have=$("$1" -lelf "$2" 2>/dev/null | sed -n 's/.*\.\(sm_[0-9][0-9]*[a-z]*\)\.cubin$/\1/p' | sort -u)
+    _have=$("$1" -lelf "$2" 2>/dev/null |
+            sed -n 's/.*\.\(sm_[0-9][0-9]*[a-z]*\)\.cubin$/\1/p' | sort -u)
     [ -n "$_have" ] || return 0
     _gpu=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 |
            tr -d ' .' | sed -n 's/^\([0-9][0-9]*\)$/sm_\1/p')

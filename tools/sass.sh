@@ -3,6 +3,7 @@
 # sass.sh: the machine code of a stage, filtered to what its lesson is about.
 #
 #   tools/sass.sh [-v] STAGE...     e.g. tools/sass.sh 05_packed   (make sass STAGE=05_packed)
+#   tools/sass.sh --need            exit 3 with one line when cuobjdump is missing
 #   tools/sass.sh --selftest        checks sass_inflight.awk on a small listing (and, where
 #                                   cuobjdump and build/ are there, on stages 04 and 05)
 #
@@ -102,10 +103,11 @@ k_ldgsts 32'
     if [ "$got" = "$want" ]; then echo "ok   sass_inflight.awk on the sample listing"
     else echo "FAIL sass_inflight.awk on the sample listing: got"; echo "$got"; fails=1; fi
 
-    if cuobj=$(find_tool cuobjdump) && [ -x "$BUILD/04_block_reduce" ] && [ -x "$BUILD/05_packed" ]; then
+    if cuobj=$(find_tool cuobjdump) && [ -x "$BUILD/04_block_reduce" ] &&
+       [ -x "$BUILD/05_packed" ]; then
         for case in "04_block_reduce _Z18reduce_grid_stridePKfPfm 4" \
                     "04_block_reduce _Z25reduce_grid_stride_unrollPKfPfm 16" \
-                    "05_packed _Z13reduce_packedPKfPfm 64"; do
+                    "05_packed _Z26rowsum_warp_per_row_packedPKfPfmm 64"; do
             set -- $case
             arch=$(pick_arch "$cuobj" "$BUILD/$1")
             b=$("$cuobj" -sass -arch "$arch" "$BUILD/$1" | awk -f "$here/sass_inflight.awk" |
@@ -115,7 +117,8 @@ k_ldgsts 32'
             else echo "FAIL $1 $2: $b bytes in flight per thread, want $3 ($arch)"; fails=1; fi
         done
     else
-        echo "skip the real listings: cuobjdump (PATH, \$CUDA_HOME/bin) or $BUILD/04_block_reduce, 05_packed missing"
+        echo "skip the real listings: no cuobjdump (PATH, \$CUDA_HOME/bin) or no" \
+             "$BUILD/04_block_reduce and 05_packed"
     fi
     return $fails
 }
@@ -128,8 +131,11 @@ show_stage() {
     arch=$(pick_arch "$cuobj" "$bin")
     if [ -z "$arch" ]; then echo "sass: $bin holds no machine code (PTX only?)" >&2; return 3; fi
     tmp=$(mktemp -d) || return 3
-    "$cuobj" -sass -arch "$arch" "$bin" > "$tmp/sass" 2>"$tmp/err" ||
-        { echo "sass: cuobjdump -sass -arch $arch $bin failed: $(head -n1 "$tmp/err")" >&2; rm -rf "$tmp"; return 3; }
+    if ! "$cuobj" -sass -arch "$arch" "$bin" > "$tmp/sass" 2>"$tmp/err"; then
+        echo "sass: cuobjdump -sass -arch $arch $bin failed: $(head -n1 "$tmp/err")" >&2
+        rm -rf "$tmp"
+        return 3
+    fi
     awk -f "$here/sass_inflight.awk" "$tmp/sass" > "$tmp/inflight"
     awk -v stage="$s" -v lines="$verbose" -f "$here/sass_filter.awk" "$tmp/sass" > "$tmp/filtered"
     awk -F'\t' '$1 == "K" {print $2}' "$tmp/filtered" > "$tmp/names"
@@ -174,17 +180,26 @@ Counts are static: instructions in the binary, not executed ones.
 EOF
 }
 
+need() {
+    cuobj=$(find_tool cuobjdump) || {
+        echo "sass: cuobjdump not found (PATH, \$CUDA_HOME/bin, /usr/local/cuda/bin); install the" \
+             "CUDA toolkit's cuobjdump or put it on PATH"
+        exit 3
+    }
+}
+
 verbose=0
 case ${1:-} in
 --selftest) selftest; exit $? ;;
+--need) need; exit 0 ;;
 -v) verbose=1; shift ;;
--h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h|--help) sed -n '3,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
 esac
-if [ $# -eq 0 ]; then echo "usage: tools/sass.sh [-v] STAGE... (e.g. 05_packed); --selftest" >&2; exit 2; fi
-if ! cuobj=$(find_tool cuobjdump); then
-    echo "sass: cuobjdump not found (PATH, \$CUDA_HOME/bin, /usr/local/cuda/bin); install the CUDA toolkit's cuobjdump or put it on PATH"
-    exit 3
+if [ $# -eq 0 ]; then
+    echo "usage: tools/sass.sh [-v] STAGE... (e.g. 05_packed) | --need | --selftest" >&2
+    exit 2
 fi
+need
 rc=0
 first=1
 for s in "$@"; do

@@ -38,8 +38,8 @@ function flush(    k) {
 }
 
 BEGIN {
-    ncat = split("shfl ldg_4 ldg_8 ldg_16 ldg_narrow ldgsts lds sts bar atom_red pred_fadd_fmnmx bra",
-                 cats, " ")
+    ncat = split("shfl ldg_4 ldg_8 ldg_16 ldg_narrow ldgsts lds sts bar atom_red " \
+                 "pred_fadd_fmnmx bra", cats, " ")
     ident = ""
     any_ident = 0
 }
