@@ -12,6 +12,7 @@ find_tool() {
         [ -x "$_d/$1" ] && { echo "$_d/$1"; return 0; }
     done
     if [ "$1" = ncu ]; then
+        # shellcheck disable=SC2012
         for _t in $(ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -r); do
             [ -x "$_t" ] && { echo "$_t"; return 0; }
         done

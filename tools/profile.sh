@@ -134,15 +134,19 @@ profile_stage() {
         tail -n 15 "$PDIR/$s.log" >&2
         return 1
     fi
-    for how in renamed real; do
-        if [ $how = renamed ]; then opt="--print-nvtx-rename kernel"
-        else opt="--print-kernel-base mangled"; fi
+    # the real names mangled where this ncu can (they match the SASS exactly), else as it
+    # prints them (matched by name and template arguments)
+    for opt in "--print-nvtx-rename kernel" "--print-kernel-base mangled" ""; do
+        how=real
+        [ "$opt" = "--print-nvtx-rename kernel" ] && how=renamed
+        [ -z "$opt" ] && [ -s "$PDIR/$s.real.csv" ] && break
         # shellcheck disable=SC2086
         LC_ALL=C "$ncu" --import "$PDIR/$s.ncu-rep" --csv --page raw --print-units base $opt \
-            > "$PDIR/$s.$how.csv" 2> "$PDIR/$s.export.err" || {
-            echo "profile: $s: ncu --import ... $opt failed: $(head -n 3 "$PDIR/$s.export.err")" >&2
-            return 1
-        }
+            > "$PDIR/$s.$how.csv" 2>> "$PDIR/$s.export.err" && continue
+        : > "$PDIR/$s.$how.csv"
+        [ "$opt" = "--print-kernel-base mangled" ] && continue
+        echo "profile: $s: ncu --import ... $opt failed: $(head -n 3 "$PDIR/$s.export.err")" >&2
+        return 1
     done
     if [ $rc -ne 0 ]; then
         echo "profile: $s: exit $rc (a failed check, or ncu could not profile a kernel);" \
@@ -344,6 +348,7 @@ case ${1:-} in
 -h|--help) sed -n '3,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
 -*) usage ;;
 esac
+# shellcheck disable=SC2046,SC2012
 [ $# -gt 0 ] || set -- $(ls -d [0-9][0-9]_*/ 2>/dev/null | tr -d /)
 if [ $mode = run ]; then
     for s in "$@"; do

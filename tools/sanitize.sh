@@ -227,7 +227,9 @@ case ${1:-} in
 -h|--help) sed -n '3,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
 -*) echo "usage: tools/sanitize.sh [--baselines] [STAGE...] | --need | --selftest" >&2; exit 2 ;;
 esac
+# shellcheck disable=SC2012,SC2086
 all=$(ls -d [0-9][0-9]_*/ 2>/dev/null | tr -d / | tr '\n' ' ')
+# shellcheck disable=SC2086
 [ $# -gt 0 ] || set -- $all
 gpu_stages=""
 sorted() { echo "$@" | tr ' ' '\n' | sort -u | tr '\n' ' '; }
