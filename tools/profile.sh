@@ -60,6 +60,7 @@
 # 3 no GPU, or ncu or cuobjdump missing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tools/evidence_lib.sh
 . "$here/evidence_lib.sh"
 BUILD=${BUILD:-build}
 RESULTS=${RESULTS:-results}

@@ -25,6 +25,7 @@
 # compute-sanitizer.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tools/evidence_lib.sh
 . "$here/evidence_lib.sh"
 BUILD=${BUILD:-build}
 RESULTS=${RESULTS:-results}

@@ -18,6 +18,7 @@
 # Exit: 0 done, 2 usage, 3 cuobjdump missing or a stage not built.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tools/evidence_lib.sh
 . "$here/evidence_lib.sh"
 BUILD=${BUILD:-build}
 
