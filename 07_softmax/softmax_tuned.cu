@@ -678,8 +678,11 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
             cfg.attrs = attr;
             cfg.numAttrs = 1;
         }
-        cudaError_t err =
-            cudaLaunchKernelEx(&cfg, kernel, d_in, d_out, cols, p.chunks, p.chunk_slots);
+        // the C API form: every CUDA 12 and 13 runtime has it
+        size_t n_cols = cols, n_slots = p.chunk_slots;
+        int n_chunks = p.chunks;
+        void *params[] = {(void *)&d_in, (void *)&d_out, &n_cols, &n_chunks, &n_slots};
+        cudaError_t err = cudaLaunchKernelExC(&cfg, (const void *)kernel, params);
         return err != cudaSuccess ? err : cudaGetLastError();
     }
     if (d_ws == nullptr) return cudaErrorInvalidValue;
