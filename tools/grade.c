@@ -774,6 +774,26 @@ static void add_not_built(str_t *s, const grade_opts *o, const char *what)
     }
 }
 
+/* 0 when the gpu suite's summary line ("gpu: P passed, F failed, S skipped", the last one in
+   its log) says that no test passed or that some were skipped (no device); else 1, also when
+   there is no such line. */
+static int suite_ran_tests(const char *log)
+{
+    char *text = slurp(log, NULL);
+    if (!text) return 1;
+    unsigned passed = 1, skipped = 0;
+    for (char *p = text; (p = strstr(p, "gpu: ")); p++) {
+        unsigned a, c;
+        if ((p == text || p[-1] == '\n') &&
+            sscanf(p, "gpu: %u passed, %*u failed, %u skipped", &a, &c) == 2) {
+            passed = a;
+            skipped = c;
+        }
+    }
+    free(text);
+    return passed > 0 && skipped == 0;
+}
+
 /* ---- one stage ------------------------------------------------------------- */
 
 /* Which ops the stage program lists (its --list, second column). */
@@ -820,6 +840,13 @@ static void grade_stage(const grade_opts *o, const thresholds_t *t, const char *
             char *argv[] = {suite, NULL};
             ok = run_step(&s, argv, "GPU_TEST_STAGES", stage, log, o->t_suite, &to, &secs,
                           why, sizeof why);
+            if (ok && !suite_ran_tests(log)) {
+                str_add(&s, "but it ran no test (its summary line says none passed or some were "
+                            "skipped): not a pass\n");
+                add_log_excerpt(&s, log);
+                snprintf(why, sizeof why, "no test ran");
+                ok = 0;
+            }
         }
         if (ok) snprintf(note, sizeof note, "passed (%.0f s)", secs);
         else snprintf(note, sizeof note, "FAILED: %s", !suite_built ? "not built" : why);

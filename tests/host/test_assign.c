@@ -63,16 +63,19 @@ static int write_text(const char *path, const char *text, int executable)
     return executable ? chmod(path, 0755) : 0;
 }
 
-/* Runs a shell command, its stdout and stderr into one file; returns its exit code. */
+/* Runs a shell command, its stdout and stderr into one file (named for this process, since
+   several test runs may share /tmp); returns its exit code, the output in cmd_out. */
 static char cmd_out[65536];
 static int run_sh(const char *cmd)
 {
-    char full[4096];
-    snprintf(full, sizeof full, "( %s ) >/tmp/reduce-assign-test.out 2>&1", cmd);
+    char full[4096], out[64];
+    snprintf(out, sizeof out, "/tmp/reduce-assign-test.%ld.out", (long)getpid());
+    snprintf(full, sizeof full, "( %s ) >%s 2>&1", cmd, out);
     int st = system(full);
-    char *t = read_all("/tmp/reduce-assign-test.out", NULL);
+    char *t = read_all(out, NULL);
     snprintf(cmd_out, sizeof cmd_out, "%s", t ? t : "");
     free(t);
+    remove(out);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -633,7 +636,7 @@ static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
 {
     char dir[] = "/tmp/reduce-grade-XXXXXX", path[1024], cmd[4096];
     CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p 01_good 02_hang 03_crash 04_wrong build tools",
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p 01_good 02_hang 03_crash 04_wrong 05_skip build tools",
              dir);
     CU_ASSERT_FATAL(run_sh(cmd) == 0);
     /* the gpu suite: one program, behaving by GPU_TEST_STAGES */
@@ -644,6 +647,7 @@ static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
                "01_good) echo 'Run Summary: all passed'; exit 0 ;;\n"
                "02_hang) sleep 60 & echo $! >>hang.pids; wait; exit 0 ;;\n"
                "03_crash) echo 'about to fault'; kill -SEGV $$ ;;\n"
+               "05_skip) echo 'gpu: 0 passed, 0 failed, 9 skipped'; exit 0 ;;\n"
                "04_wrong) i=0; while [ $i -lt 100 ]; do echo \"case $i ok\"; i=$((i+1)); done;\n"
                "   echo '04_wrong/v sum rows=1 cols=33: wrote past the end of its output'\n"
                "   exit 1 ;;\n"
@@ -668,8 +672,8 @@ static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
         "    echo \"t,$stage,v,sum,f32,1,1,4,1,1,45,100,45.00,0,ok\"; } >> \"$2\"\n"
         "fi\n"
         "exit 0\n";
-    const char *stages[] = {"01_good", "02_hang", "03_crash", "04_wrong"};
-    for (int i = 0; i < 4; i++) {
+    const char *stages[] = {"01_good", "02_hang", "03_crash", "04_wrong", "05_skip"};
+    for (int i = 0; i < 5; i++) {
         snprintf(path, sizeof path, "%s/build/%s", dir, stages[i]);
         write_text(path, program, 1);
     }
@@ -677,6 +681,7 @@ static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
     write_text(path,
                "correctness 01_good 4 3 3\ncorrectness 02_hang 4 3 3\n"
                "correctness 03_crash 4 3 3\ncorrectness 04_wrong 4 3 3\n"
+               "correctness 05_skip 4 3 3\n"
                "performance 01_good v sum f32 90 4\n"       /* 45 of 90: half */
                "performance 01_good w sum f32 40 1\n"       /* not measured */
                "performance 02_hang v sum f32 40 4\n"
@@ -694,8 +699,10 @@ static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
     CU_ASSERT_PTR_NOT_NULL(end);
     if (end) CU_ASSERT_EQUAL(*json_ws(end), '\0');
     /* 01: 10 correctness + 2 of 4 + 0 of 1; 04: its standard run (3), no performance points
-       since its check fails; the others: nothing */
-    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"score\": 15.00,"));
+       since its check fails; 05: its check and run (6) but not a suite that skipped every
+       test; the others: nothing */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"score\": 21.00,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"name\": \"05_skip: gpu suite\", \"score\": 0.00, "));
     CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"name\": \"01_good: gpu suite\", \"score\": 4.00, "
                                         "\"max_score\": 4.00, \"status\": \"passed\""));
     CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"name\": \"01_good: performance v sum f32\", "
@@ -732,16 +739,18 @@ static void test_the_grader_refuses_usage_errors_and_a_missing_gpu(void)
     snprintf(cmd, sizeof cmd, "'%s/grader' --bogus", build_dir());
     CU_ASSERT_EQUAL(run_sh(cmd), 2);
     snprintf(cmd, sizeof cmd, "'%s/grader' --no-gpu-probe --stages 99_none "
-             "--out /tmp/reduce-grade-usage", build_dir());
+             "--out /tmp/reduce-grade-usage.%ld", build_dir(), (long)getpid());
     CU_ASSERT_EQUAL(run_sh(cmd), 2);
     CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "99_none"));
     if (run_sh("nvidia-smi -L") != 0) {
-        snprintf(cmd, sizeof cmd, "'%s/grader' --out /tmp/reduce-grade-usage", build_dir());
+        snprintf(cmd, sizeof cmd, "'%s/grader' --out /tmp/reduce-grade-usage.%ld", build_dir(),
+                 (long)getpid());
         CU_ASSERT_EQUAL(run_sh(cmd), 3);
         CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "no NVIDIA GPU"));
         CU_ASSERT_EQUAL(strchr(cmd_out, '\n'), cmd_out + strlen(cmd_out) - 1); /* one line */
     }
-    run_sh("rm -rf /tmp/reduce-grade-usage");
+    snprintf(cmd, sizeof cmd, "rm -rf /tmp/reduce-grade-usage.%ld", (long)getpid());
+    run_sh(cmd);
 }
 
 CU_TestInfo assign_tests[] = {
