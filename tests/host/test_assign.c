@@ -461,6 +461,35 @@ static void test_the_thresholds_file_parses_and_covers_every_stage(void)
     thresholds_free(&t);
 }
 
+static void test_every_performance_rule_names_a_variant_its_stage_lists(void)
+{
+    char *text = read_all("tools/thresholds.txt", NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    thresholds_t t;
+    CU_ASSERT_EQUAL_FATAL(thresholds_parse(text, "tools/thresholds.txt", &t, err, sizeof err), 0);
+    free(text);
+    for (size_t i = 0; i < t.n_perf; i++) {
+        const perf_rule *r = &t.perf[i];
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "'%s/%s' --list", build_dir(), r->stage);
+        CU_ASSERT_EQUAL(run_sh(cmd), 0);
+        int found = 0;
+        for (char *line = strtok(cmd_out, "\n"); line; line = strtok(NULL, "\n")) {
+            char name[128], op[32], types[64];
+            size_t k = strlen(r->dtype); /* types is "IN->OUT"; the CSV's dtype is IN */
+            if (sscanf(line, " %127s %31s %63s", name, op, types) == 3 &&
+                !strcmp(name, r->variant) && !strcmp(op, r->op) &&
+                !strncmp(types, r->dtype, k) && types[k] == '-')
+                found = 1;
+        }
+        if (!found)
+            fprintf(stderr, "\n  tools/thresholds.txt:%d: %s lists no %s %s %s\n", r->line,
+                    r->stage, r->variant, r->op, r->dtype);
+        CU_ASSERT(found);
+    }
+    thresholds_free(&t);
+}
+
 static void test_a_bad_thresholds_line_is_reported_with_its_number(void)
 {
     const char *head = "# comment\n\ncorrectness 01_naive 4 3 3\n";
@@ -636,8 +665,8 @@ static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
 {
     char dir[] = "/tmp/reduce-grade-XXXXXX", path[1024], cmd[4096];
     CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p 01_good 02_hang 03_crash 04_wrong 05_skip build tools",
-             dir);
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p 01_good 02_hang 03_crash 04_wrong 05_skip build "
+             "tools", dir);
     CU_ASSERT_FATAL(run_sh(cmd) == 0);
     /* the gpu suite: one program, behaving by GPU_TEST_STAGES */
     snprintf(path, sizeof path, "%s/build/test_gpu", dir);
@@ -777,6 +806,8 @@ CU_TestInfo assign_tests[] = {
      test_json_strings_keep_utf8_and_replace_invalid_bytes},
     {"the thresholds file parses and covers every stage",
      test_the_thresholds_file_parses_and_covers_every_stage},
+    {"every performance rule names a variant its stage lists",
+     test_every_performance_rule_names_a_variant_its_stage_lists},
     {"a bad thresholds line is reported with its number",
      test_a_bad_thresholds_line_is_reported_with_its_number},
     {"performance scores: full, proportional and zero",
