@@ -1,29 +1,55 @@
 # SPDX-License-Identifier: MIT
-# results.mk: the plots and the generated README tables, from the results CSVs.
+# results.mk: the plots, the README tables and BENCHMARKS.md, from the results CSVs, by
+# build/results (tools/results*.c, the one reader of the CSVs).
 #   make plot       with a GPU, runs what has no results yet and draws results/plots/;
-#                   without one, draws the committed reference run (plots/reference/)
-#   make tables     refresh the README tables from plots/reference/
-#   make reference  copy results/ into plots/reference/, redraw its images, refresh the tables
+#                   without one, draws the committed reference run (plots/reference/) there
+#   make tables     rewrite the README tables and BENCHMARKS.md from plots/reference/
+#   make reference  copy results/*.csv (and sanitize.txt) into plots/reference/, redraw its
+#                   images, refresh the tables
+# build/results tables plots/reference (no --write) prints what would change.
+
+RESULTS_SRC := $(wildcard tools/results_*.c)
+RESULTS_OBJ := $(RESULTS_SRC:tools/%.c=$(BUILD)/obj/tools/%.o)
+TOOLS_BINS  += $(BUILD)/results
+TOOLS_LIB   += $(RESULTS_OBJ)
 
 .PHONY: plot tables reference deps-plot
 
-plot: deps-plot
-ifeq ($(HAVE_GPU),yes)
-	@[ -f $(RESULTS)/run.csv ] && [ -f $(RESULTS)/rows.csv ] && [ -f $(RESULTS)/softmax.csv ] || $(MAKE) run
-	@[ -f $(RESULTS)/sweep.csv ] || $(MAKE) sweep
-	sh plots/make_plots.sh $(RESULTS) $(RESULTS)/plots
-else
-	@echo "make plot: no GPU on this machine: drawing the committed reference run (plots/reference/)"
-	sh plots/make_plots.sh plots/reference $(RESULTS)/plots
-endif
+$(RESULTS_OBJ) $(BUILD)/obj/tools/results.o: $(BUILD)/obj/tools/%.o: tools/%.c
+	@mkdir -p $(@D)
+	$(HOST_CC) $(CFLAGS) -Itools -MMD -MP -c $< -o $@
+
+$(BUILD)/results: $(BUILD)/obj/tools/results.o $(RESULTS_OBJ) $(BUILD)/libcommon.a
+	$(HOST_CC) $^ -o $@ -lm -lpthread
+
+# HAVE_GPU is set after this file is read: test it in the recipe, not with ifeq.
+plot: $(BUILD)/results deps-plot
+	@set -e; if [ "$(HAVE_GPU)" = yes ]; then \
+	    missing=; \
+	    for f in run rows softmax shapes; do [ -f $(RESULTS)/$$f.csv ] || missing=1; done; \
+	    if [ -n "$$missing" ]; then $(MAKE) run; fi; \
+	    if [ ! -f $(RESULTS)/sweep.csv ]; then $(MAKE) sweep; fi; \
+	    echo "$(BUILD)/results plot $(RESULTS) $(RESULTS)/plots"; \
+	    $(BUILD)/results plot $(RESULTS) $(RESULTS)/plots; \
+	else \
+	    echo "make plot: no GPU here: drawing the committed reference run (plots/reference/)"; \
+	    echo "$(BUILD)/results plot plots/reference $(RESULTS)/plots"; \
+	    $(BUILD)/results plot plots/reference $(RESULTS)/plots; \
+	fi
 
 deps-plot:
 	@sh tools/require.sh gnuplot
 
-tables:
-	python3 tools/results_tables.py --results plots/reference --write
+tables: $(BUILD)/results
+	$(BUILD)/results tables plots/reference --write
 
-reference: deps-plot
+reference: $(BUILD)/results deps-plot
+	@ls $(RESULTS)/*.csv >/dev/null 2>&1 || \
+	    { echo "make reference: no $(RESULTS)/*.csv; run make run and make sweep on a GPU"; exit 2; }
 	cp $(RESULTS)/*.csv plots/reference/
-	sh plots/make_plots.sh plots/reference plots/reference
-	$(MAKE) tables
+	@if [ -f $(RESULTS)/sanitize.txt ]; then echo "cp $(RESULTS)/sanitize.txt plots/reference/"; \
+	    cp $(RESULTS)/sanitize.txt plots/reference/; fi
+	$(BUILD)/results plot plots/reference plots/reference
+	$(BUILD)/results tables plots/reference --write
+
+-include $(RESULTS_OBJ:.o=.d) $(BUILD)/obj/tools/results.d

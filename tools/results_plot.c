@@ -1,0 +1,878 @@
+/* SPDX-License-Identifier: MIT */
+/* results_plot.c: `build/results plot`: the gnuplot data of every plot, cut from the
+   aggregate into a temporary folder, and gnuplot run on plots/<name>.gp for PNG and SVG.
+
+     ladder                        run.csv: full sum at the largest n, one bar per stage/variant
+     sweep, latency                sweep.csv: GB/s (and time, n <= 2^20) against n, key variants
+     rows                          rows.csv: row-sum GB/s against cols
+     softmax_<dt>, logsoftmax_<dt> softmax.csv + peer.csv: GB/s against cols, per dtype
+     shapes_softmax, shapes_logsoftmax, shapes_rowsum
+                                   shapes.csv + peer.csv: % of the ceiling per real-world shape
+     littles_law                   run.csv + profile.csv: GB/s against bytes in flight per SM
+
+   Only measurements whose check is ok are drawn. A missing CSV skips its plots with one note. */
+#include "results.h"
+#include "cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_SERIES 48
+#define MAX_POINTS 256
+
+typedef struct {
+    const char *tmp, *gpdir, *outdir;
+    size_t drawn, failed;
+} plot_ctx;
+
+/* ---- small helpers ------------------------------------------------------------------ */
+
+/* s as a gnuplot single-quoted string (a quote is written twice). */
+static void gq(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'') fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+static FILE *open_in(const plot_ctx *c, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", c->tmp, name);
+    FILE *f = fopen(path, "w");
+    if (!f) fprintf(stderr, "results: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+/* The gpu, date (YYYY-MM-DD) and source lines every vars file starts with. */
+static void vars_header(FILE *f, const char *gpu, const char *date, const char *src)
+{
+    char d[16];
+    int iso = strlen(date) >= 10 && date[4] == '-' && date[7] == '-';
+    snprintf(d, sizeof d, "%.10s", date);
+    fputs("gpu = ", f);
+    gq(f, gpu);
+    fputs("\ndate = ", f);
+    gq(f, iso ? d : date);
+    fputs("\nsrc = ", f);
+    gq(f, src);
+    fputc('\n', f);
+}
+
+static void label_of(const res_entry *e, char *buf, size_t len)
+{
+    if (e->dt == DT_F32)
+        snprintf(buf, len, "%s/%s", e->stage, e->variant);
+    else
+        snprintf(buf, len, "%s/%s (%s)", e->stage, e->variant, dtype_name(e->dt));
+}
+
+/* Runs gnuplot on gpdir/script.gp once per format, writing outdir/image.{png,svg}. */
+static void draw(plot_ctx *c, const char *script, const char *image, const char *vars)
+{
+    static const char *const fmts[2] = {"png", "svg"};
+    for (int k = 0; k < 2; k++) {
+        char out[1024], sc[1024], errp[1024];
+        snprintf(out, sizeof out, "%s/%s.%s", c->outdir, image, fmts[k]);
+        snprintf(sc, sizeof sc, "%s/%s.gp", c->gpdir, script);
+        snprintf(errp, sizeof errp, "%s/gnuplot.err", c->tmp);
+        remove(out);
+        sbuf e = {0};
+        const char *vals[5][2] = {
+            {"fmt", fmts[k]}, {"dir", c->tmp}, {"gpdir", c->gpdir}, {"vars", vars}, {"out", out}};
+        for (int i = 0; i < 5; i++) {
+            sb_printf(&e, "%s%s='", i ? "; " : "", vals[i][0]);
+            for (const char *p = vals[i][1]; *p; p++) sb_printf(&e, *p == '\'' ? "''" : "%c", *p);
+            sb_add(&e, "'");
+        }
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (fd >= 0) dup2(fd, 2);
+            execlp("gnuplot", "gnuplot", "-e", e.s, sc, (char *)NULL);
+            _exit(127);
+        }
+        int st = -1;
+        if (pid > 0) waitpid(pid, &st, 0);
+        sb_free(&e);
+        struct stat sst;
+        char *msg = NULL;
+        FILE *ef = fopen(errp, "r");
+        if (ef) {
+            sbuf m = {0};
+            char line[512];
+            while (fgets(line, sizeof line, ef)) sb_printf(&m, "    %s", line);
+            fclose(ef);
+            msg = m.s;
+        }
+        if (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && stat(out, &sst) == 0 &&
+            sst.st_size > 0) {
+            /* gnuplot warnings (a series with no points) still matter */
+            if (msg) fprintf(stderr, "results: %s.%s: gnuplot says:\n%s", image, fmts[k], msg);
+            printf("%s\n", out);
+            c->drawn++;
+        } else {
+            fprintf(stderr, "results: gnuplot failed on %s.%s (%s):\n%s", image, fmts[k], sc,
+                    msg ? msg : "    (no message)\n");
+            remove(out);
+            c->failed++;
+        }
+        free(msg);
+    }
+}
+
+static void note_missing(const res_set *s, const char *what, const char *file)
+{
+    fprintf(stderr, "results: %s: no %s/%s; skipped\n", what, s->dir, file);
+}
+
+static int log2_floor(double x)
+{
+    int k = 0;
+    while (ldexp(1.0, k + 1) <= x * (1 + 1e-12)) k++;
+    return k;
+}
+
+static int log2_ceil(double x)
+{
+    int k = 0;
+    while (ldexp(1.0, k) < x * (1 - 1e-12)) k++;
+    return k;
+}
+
+/* ---- line plots ----------------------------------------------------------------------- */
+
+typedef struct {
+    char title[128];
+    double lw;
+    int style; /* reference series: 101 CUB, 102 ceiling, 103 torch, 104 cuBLAS */
+    size_t n;
+    double x[MAX_POINTS], gbps[MAX_POINTS], us[MAX_POINTS];
+} series;
+
+static void add_point(series *s, double x, const res_entry *e)
+{
+    if (!res_has(e) || s->n == MAX_POINTS) return;
+    size_t i = s->n++;
+    while (i > 0 && s->x[i - 1] > x) { /* keep x sorted */
+        s->x[i] = s->x[i - 1];
+        s->gbps[i] = s->gbps[i - 1];
+        s->us[i] = s->us[i - 1];
+        i--;
+    }
+    s->x[i] = x;
+    s->gbps[i] = e->gbps;
+    s->us[i] = e->median_us;
+}
+
+/* Writes pfx_s<i>.dat for S and pfx_r<j>.dat for R (points with x in [lo, hi]) and pfx.vars.
+   Returns how many of S had points (0: nothing to draw, no vars file). */
+static size_t emit_lines(const plot_ctx *c, const char *pfx, const series *S, size_t ns,
+                         const series *R, size_t nr, double lo, double hi, const res_file *src,
+                         const char *extra)
+{
+    double xmin = INFINITY, xmax = 0, umin = INFINITY, umax = 0;
+    size_t m = 0, r = 0, sidx[MAX_SERIES], ridx[MAX_SERIES];
+    for (int pass = 0; pass < 2; pass++) {
+        const series *V = pass ? R : S;
+        size_t nv = pass ? nr : ns;
+        for (size_t i = 0; i < nv; i++) {
+            size_t pts = 0;
+            for (size_t k = 0; k < V[i].n; k++) pts += V[i].x[k] >= lo && V[i].x[k] <= hi;
+            if (pts == 0 || (pass == 1 && m == 0)) continue;
+            char name[160];
+            snprintf(name, sizeof name, "%s_%c%zu.dat", pfx, pass ? 'r' : 's', (pass ? r : m) + 1);
+            FILE *f = open_in(c, name);
+            if (!f) return 0;
+            for (size_t k = 0; k < V[i].n; k++) {
+                double x = V[i].x[k];
+                if (x < lo || x > hi) continue;
+                fprintf(f, "%.17g %.6g %.6g\n", x, V[i].gbps[k], V[i].us[k]);
+                if (x < xmin) xmin = x;
+                if (x > xmax) xmax = x;
+                if (V[i].us[k] < umin) umin = V[i].us[k];
+                if (V[i].us[k] > umax) umax = V[i].us[k];
+            }
+            fclose(f);
+            if (pass)
+                ridx[r++] = i;
+            else
+                sidx[m++] = i;
+        }
+    }
+    if (m == 0) return 0;
+    char name[160];
+    snprintf(name, sizeof name, "%s.vars", pfx);
+    FILE *f = open_in(c, name);
+    if (!f) return 0;
+    vars_header(f, src->gpu, src->date, src->name);
+    fprintf(f, "ns = %zu\narray T[%zu]\narray LW[%zu]\n", m, m, m);
+    for (size_t i = 0; i < m; i++) {
+        fprintf(f, "T[%zu] = ", i + 1);
+        gq(f, S[sidx[i]].title);
+        fprintf(f, "\nLW[%zu] = %g\n", i + 1, S[sidx[i]].lw);
+    }
+    fprintf(f, "nr = %zu\narray RT[%zu]\narray RS[%zu]\n", r, r ? r : 1, r ? r : 1);
+    for (size_t j = 0; j < r; j++) {
+        fprintf(f, "RT[%zu] = ", j + 1);
+        gq(f, R[ridx[j]].title);
+        fprintf(f, "\nRS[%zu] = %d\n", j + 1, R[ridx[j]].style);
+    }
+    fprintf(f, "xlo = %.17g\nxhi = %.17g\nkmin = %d\nkmax = %d\numin = %.6g\numax = %.6g\n", xmin,
+            xmax, log2_ceil(xmin), log2_floor(xmax), umin, umax);
+    if (extra) fprintf(f, "%s\n", extra);
+    fclose(f);
+    return m;
+}
+
+/* The baseline series of variant (op, dtype dt when any rows of that dtype, else f32). */
+static void base_series(const res_file *f, const char *variant, int op, int dt, series *out,
+                        const char *title, int style)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->title, sizeof out->title, "%s", title);
+    out->style = style;
+    for (size_t i = 0; i < f->n; i++) {
+        const res_entry *e = &f->e[i];
+        if (strcmp(e->stage, "baseline") == 0 && strcmp(e->variant, variant) == 0 &&
+            (op < 0 || (int)e->op == op) && (int)e->dt == dt)
+            add_point(out, (double)e->cols, e);
+    }
+}
+
+/* ---- ladder --------------------------------------------------------------------------- */
+
+static void plot_ladder(plot_ctx *c, const res_set *s)
+{
+    const res_file *run = &s->f[F_RUN];
+    if (!run->present) {
+        note_missing(s, "ladder", "run.csv");
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < run->n; i++)
+        if (run->e[i].op == OP_SUM && !res_is_ref(run->e[i].stage) && res_has(&run->e[i]) &&
+            run->e[i].cols > n)
+            n = run->e[i].cols;
+    if (n == 0) {
+        fprintf(stderr, "results: ladder: no ok full-sum rows in %s/run.csv; skipped\n", s->dir);
+        return;
+    }
+    const res_entry *bar[MAX_SERIES * 2];
+    size_t nb = 0;
+    for (size_t i = 0; i < run->n; i++) {
+        const res_entry *e = &run->e[i];
+        if (e->op != OP_SUM || e->cols != n || res_is_ref(e->stage) || !res_has(e)) continue;
+        size_t j = nb;
+        while (j > 0 && strcmp(bar[j - 1]->stage, e->stage) > 0) {
+            bar[j] = bar[j - 1];
+            j--;
+        }
+        if (nb < MAX_SERIES * 2) {
+            bar[j] = e;
+            nb++;
+        }
+    }
+    FILE *f = open_in(c, "ladder.dat");
+    if (!f) return;
+    double top = 0;
+    int stage_no = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (i == 0 || strcmp(bar[i]->stage, bar[i - 1]->stage) != 0) stage_no++;
+        char lab[160];
+        label_of(bar[i], lab, sizeof lab);
+        fprintf(f, "%zu %.6g %.6g %d \"%s\"\n", i + 1, bar[i]->gbps, bar[i]->pct, stage_no, lab);
+        if (bar[i]->gbps > top) top = bar[i]->gbps;
+    }
+    fclose(f);
+    const res_entry *cub =
+        res_find(run, NULL, "baseline", "cub_device_reduce", OP_SUM, DT_F32, 1, n);
+    const res_entry *ceil = res_find(run, NULL, "baseline", "read_stream", OP_SUM, DT_F32, 1, n);
+    double vc = res_has(cub) ? cub->gbps : -1, vl = res_has(ceil) ? ceil->gbps : -1;
+    if (vc > top) top = vc;
+    if (vl > top) top = vl;
+    const char *files[2] = {"ladder_cub.dat", "ladder_ceil.dat"};
+    double vals[2] = {vc, vl};
+    for (int k = 0; k < 2; k++)
+        if (vals[k] > 0 && (f = open_in(c, files[k]))) {
+            fprintf(f, "%.6g 0.4\n%.6g %.6g\n", vals[k], vals[k], nb + 0.6);
+            fclose(f);
+        }
+    if (!(f = open_in(c, "ladder.vars"))) return;
+    char nl[32];
+    res_pow2(n, nl, sizeof nl);
+    vars_header(f, run->gpu, run->date, run->name);
+    fprintf(f,
+            "nb = %zu\nnlabel = '%s'\ncub = %.6g\nceil = %.6g\nhas_cub = %d\nhas_ceil = %d\n"
+            "xmax = %.6g\n",
+            nb, nl, vc, vl, vc > 0, vl > 0, top * 1.04);
+    fclose(f);
+    char vars[1200];
+    snprintf(vars, sizeof vars, "%s/ladder.vars", c->tmp);
+    draw(c, "ladder", "ladder", vars);
+}
+
+/* ---- sweep and latency ------------------------------------------------------------------ */
+
+static void plot_sweep(plot_ctx *c, const res_set *s)
+{
+    const res_file *sw = &s->f[F_SWEEP];
+    if (!sw->present) {
+        note_missing(s, "sweep, latency", "sweep.csv");
+        return;
+    }
+    /* one series per stage/variant/dtype of the lessons */
+    static series S[MAX_SERIES];
+    char key[MAX_SERIES][128];
+    const char *stage[MAX_SERIES];
+    size_t ns = 0;
+    for (size_t i = 0; i < sw->n; i++) {
+        const res_entry *e = &sw->e[i];
+        if (e->op != OP_SUM || res_is_ref(e->stage) || !res_has(e)) continue;
+        char k[128];
+        snprintf(k, sizeof k, "%s/%s/%s", e->stage, e->variant, dtype_name(e->dt));
+        size_t j = 0;
+        while (j < ns && strcmp(key[j], k) != 0) j++;
+        if (j == ns) {
+            if (ns == MAX_SERIES) continue;
+            /* keep the ladder order: by stage, first seen within a stage */
+            j = ns;
+            while (j > 0 && strcmp(stage[j - 1], e->stage) > 0) {
+                S[j] = S[j - 1];
+                memcpy(key[j], key[j - 1], sizeof key[j]);
+                stage[j] = stage[j - 1];
+                j--;
+            }
+            memset(&S[j], 0, sizeof S[j]);
+            snprintf(key[j], sizeof key[j], "%s", k);
+            stage[j] = e->stage;
+            label_of(e, S[j].title, sizeof S[j].title);
+            S[j].lw = 2;
+            ns++;
+        }
+        add_point(&S[j], (double)e->cols, e);
+    }
+    /* key variants: the best of each stage at its largest n, and any variant that beats CUB by
+       10% or more at some n (a small- or mid-size specialist such as a single-pass sum) */
+    static series K[MAX_SERIES], R[2];
+    base_series(sw, "cub_device_reduce", OP_SUM, DT_F32, &R[0], "CUB DeviceReduce::Sum", 101);
+    base_series(sw, "read_stream", OP_SUM, DT_F32, &R[1], "ceiling: read-only stream", 102);
+    int keep[MAX_SERIES] = {0};
+    for (size_t i = 0; i < ns; i++) {
+        size_t best = i;
+        double bx = S[i].x[S[i].n - 1], bg = S[i].gbps[S[i].n - 1];
+        for (size_t j = 0; j < ns; j++) {
+            if (strcmp(stage[j], stage[i]) != 0) continue;
+            double x = S[j].x[S[j].n - 1], g = S[j].gbps[S[j].n - 1];
+            if (x > bx || (x == bx && g > bg)) {
+                best = j;
+                bx = x;
+                bg = g;
+            }
+        }
+        keep[best] = 1;
+        for (size_t a = 0; a < S[i].n; a++)
+            for (size_t b = 0; b < R[0].n; b++)
+                if (R[0].x[b] == S[i].x[a] && S[i].gbps[a] >= 1.10 * R[0].gbps[b]) keep[i] = 1;
+    }
+    size_t nk = 0;
+    for (size_t i = 0; i < ns; i++)
+        if (keep[i]) K[nk++] = S[i];
+    char vars[1200];
+    if (emit_lines(c, "sweep", K, nk, R, 2, 0, INFINITY, sw, NULL) == 0) {
+        fprintf(stderr, "results: sweep: no ok full-sum rows of a stage in %s/sweep.csv; skipped\n",
+                s->dir);
+        return;
+    }
+    snprintf(vars, sizeof vars, "%s/sweep.vars", c->tmp);
+    draw(c, "sweep", "sweep", vars);
+    if (emit_lines(c, "latency", K, nk, R, 2, 0, (double)(1 << 20), sw, NULL) == 0) {
+        fprintf(stderr,
+                "results: latency: no ok full-sum rows with n <= 2^20 in %s/sweep.csv; "
+                "skipped\n",
+                s->dir);
+        return;
+    }
+    snprintf(vars, sizeof vars, "%s/latency.vars", c->tmp);
+    draw(c, "latency", "latency", vars);
+}
+
+/* ---- rows and softmax: one series per variant against cols ------------------------------ */
+
+/* Series of the lessons' entries of op (and dtype dt, or any when dt < 0), in ladder order;
+   dispatchers are drawn thicker. short_titles: the variant alone when there is one stage. */
+static size_t variant_series(const res_file *f, int op, int dt, series *S, size_t *elems)
+{
+    const res_entry *first[MAX_SERIES];
+    size_t ns = 0, nstages = 0;
+    const char *stages[MAX_SERIES];
+    *elems = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        const res_entry *e = &f->e[i];
+        if ((int)e->op != op || (dt >= 0 && (int)e->dt != dt) || res_is_ref(e->stage)) continue;
+        if (e->rows * e->cols > *elems) *elems = e->rows * e->cols;
+        size_t j = 0;
+        while (j < ns && !(strcmp(first[j]->stage, e->stage) == 0 &&
+                           strcmp(first[j]->variant, e->variant) == 0 && first[j]->dt == e->dt))
+            j++;
+        if (j == ns) {
+            if (ns == MAX_SERIES) continue;
+            j = ns;
+            while (j > 0 && strcmp(first[j - 1]->stage, e->stage) > 0) {
+                S[j] = S[j - 1];
+                first[j] = first[j - 1];
+                j--;
+            }
+            memset(&S[j], 0, sizeof S[j]);
+            first[j] = e;
+            S[j].lw = strstr(e->variant, "dispatch") ? 3.5 : 2;
+            ns++;
+            size_t k = 0;
+            while (k < nstages && strcmp(stages[k], e->stage) != 0) k++;
+            if (k == nstages) stages[nstages++] = e->stage;
+        }
+        add_point(&S[j], (double)e->cols, e);
+    }
+    for (size_t j = 0; j < ns; j++) {
+        if (nstages == 1 && dt >= 0)
+            snprintf(S[j].title, sizeof S[j].title, "%s", first[j]->variant);
+        else
+            label_of(first[j], S[j].title, sizeof S[j].title);
+    }
+    return ns;
+}
+
+static void plot_rows(plot_ctx *c, const res_set *s)
+{
+    const res_file *rw = &s->f[F_ROWS];
+    if (!rw->present) {
+        note_missing(s, "rows", "rows.csv");
+        return;
+    }
+    static series S[MAX_SERIES], R[3];
+    size_t elems, ns = variant_series(rw, OP_ROWSUM, -1, S, &elems);
+    base_series(rw, "cub_segmented_reduce", OP_ROWSUM, DT_F32, &R[0],
+                "CUB DeviceSegmentedReduce::Sum", 101);
+    base_series(rw, "cublas_gemv", OP_ROWSUM, DT_F32, &R[1], "cuBLAS Sgemv (x ones)", 104);
+    base_series(rw, "read_stream", OP_ROWSUM, DT_F32, &R[2], "ceiling: read-only stream", 102);
+    char el[32], extra[64], vars[1200];
+    res_pow2(elems, el, sizeof el);
+    snprintf(extra, sizeof extra, "elements = '%s'", el);
+    if (emit_lines(c, "rows", S, ns, R, 3, 0, INFINITY, rw, extra) == 0) {
+        fprintf(stderr, "results: rows: no ok row-sum rows of a stage in %s/rows.csv; skipped\n",
+                s->dir);
+        return;
+    }
+    snprintf(vars, sizeof vars, "%s/rows.vars", c->tmp);
+    draw(c, "rows", "rows", vars);
+}
+
+static void plot_softmax(plot_ctx *c, const res_set *s)
+{
+    const res_file *sm = &s->f[F_SOFTMAX], *peer = &s->f[F_PEER];
+    if (!sm->present) {
+        note_missing(s, "softmax", "softmax.csv");
+        return;
+    }
+    static const op_kind ops[2] = {OP_SOFTMAX, OP_LOGSOFTMAX};
+    for (int o = 0; o < 2; o++)
+        for (int d = DT_F32; d <= DT_BF16; d++) {
+            static series S[MAX_SERIES], R[2];
+            size_t elems, ns = variant_series(sm, (int)ops[o], d, S, &elems);
+            const char *on = op_name(ops[o]), *dn = dtype_name((dtype)d);
+            char pfx[32];
+            snprintf(pfx, sizeof pfx, "%s_%s", on, dn);
+            if (ns == 0) {
+                fprintf(stderr, "results: %s: no %s %s rows in %s/softmax.csv; skipped\n", pfx, on,
+                        dn, s->dir);
+                continue;
+            }
+            base_series(sm, "copy", OP_SOFTMAX, d, &R[0], "ceiling: device-to-device copy", 102);
+            if (R[0].n == 0)
+                base_series(sm, "copy", -1, d, &R[0], "ceiling: device-to-device copy", 102);
+            memset(&R[1], 0, sizeof R[1]);
+            snprintf(R[1].title, sizeof R[1].title, "PyTorch %s",
+                     ops[o] == OP_SOFTMAX ? "torch.softmax" : "torch.log_softmax");
+            R[1].style = 103;
+            for (size_t i = 0; i < peer->n; i++) {
+                const res_entry *e = &peer->e[i];
+                if (strcmp(e->variant, res_torch_variant(ops[o])) == 0 && e->op == ops[o] &&
+                    (int)e->dt == d && e->rows * e->cols == elems)
+                    add_point(&R[1], (double)e->cols, e);
+            }
+            char el[32], extra[256], vars[1200];
+            res_pow2(elems, el, sizeof el);
+            snprintf(extra, sizeof extra,
+                     "pfx = '%s'\nopname = '%s'\ndtname = '%s'\nelements = '%s'", pfx,
+                     ops[o] == OP_SOFTMAX ? "Softmax" : "Log-softmax", dn, el);
+            if (emit_lines(c, pfx, S, ns, R, 2, 0, INFINITY, sm, extra) == 0) {
+                fprintf(stderr, "results: %s: no ok rows in %s/softmax.csv; skipped\n", pfx,
+                        s->dir);
+                continue;
+            }
+            snprintf(vars, sizeof vars, "%s/%s.vars", c->tmp, pfx);
+            draw(c, "softmax", pfx, vars);
+        }
+}
+
+/* ---- shapes: grouped bars, percent of the ceiling per real-world shape ---------------------- */
+
+#define MAX_SHAPES 32
+
+typedef struct {
+    char title[96];
+    unsigned rgb;
+    double v[MAX_SHAPES]; /* percent per shape; NAN: not measured */
+} bar_series;
+
+/* percent of the same shape's ceiling in shapes.csv (base: "copy" or "read_stream") */
+static double pct_vs(const res_file *sh, const res_entry *e, const char *base)
+{
+    if (!res_has(e)) return NAN;
+    const res_entry *c = res_find(sh, NULL, "baseline", base, -1, e->dt, e->rows, e->cols);
+    return res_has(c) && c->gbps > 0 ? 100 * e->gbps / c->gbps : NAN;
+}
+
+/* Writes name.dat (one line per shape: label, then each series), name_target.dat and
+   name.vars, then draws it. */
+static void emit_bars(plot_ctx *c, const res_file *src, const char *name, const char *title,
+                      const char *ylabel, const size_t (*shape)[2], size_t nsh, const bar_series *B,
+                      size_t nb, const double *target)
+{
+    char file[160], vars[1200];
+    snprintf(file, sizeof file, "%s.dat", name);
+    FILE *f = open_in(c, file);
+    if (!f) return;
+    double top = 100;
+    for (size_t i = 0; i < nsh; i++) {
+        fprintf(f, "\"%zux%zu\"", shape[i][0], shape[i][1]);
+        for (size_t k = 0; k < nb; k++) {
+            if (isnan(B[k].v[i]))
+                fputs(" NaN", f);
+            else
+                fprintf(f, " %.4g", B[k].v[i]);
+            if (B[k].v[i] > top) top = B[k].v[i];
+        }
+        fputc('\n', f);
+    }
+    fclose(f);
+    snprintf(file, sizeof file, "%s_target.dat", name);
+    if (!(f = open_in(c, file))) return;
+    /* clustered histogram: group i centred at x = i, nb bars of width 1 / (nb + gap 1) */
+    double half = 0.5 * nb / (nb + 1.0);
+    for (size_t i = 0; i < nsh; i++) fprintf(f, "%.4f %.4g %.4f\n", i - half, target[i], 2 * half);
+    fclose(f);
+    snprintf(file, sizeof file, "%s.vars", name);
+    if (!(f = open_in(c, file))) return;
+    vars_header(f, src->gpu, src->date, src->name);
+    fprintf(f, "name = '%s'\nttl = ", name);
+    gq(f, title);
+    fputs("\nylab = ", f);
+    gq(f, ylabel);
+    fprintf(f, "\nngroups = %zu\nns = %zu\narray T[%zu]\narray COL[%zu]\nymax = %.4g\n", nsh, nb,
+            nb, nb, top * 1.08);
+    for (size_t k = 0; k < nb; k++) {
+        fprintf(f, "T[%zu] = ", k + 1);
+        gq(f, B[k].title);
+        fprintf(f, "\nCOL[%zu] = %u\n", k + 1, B[k].rgb);
+    }
+    fclose(f);
+    snprintf(vars, sizeof vars, "%s/%s.vars", c->tmp, name);
+    draw(c, "shapes", name, vars);
+}
+
+static void plot_shapes(plot_ctx *c, const res_set *s)
+{
+    const res_file *sh = &s->f[F_SHAPES], *peer = &s->f[F_PEER];
+    if (!sh->present) {
+        note_missing(s, "shapes", "shapes.csv");
+        return;
+    }
+    /* a dark and a light tone per dtype: the lesson's dispatch dark, the peer light */
+    static const unsigned dark[3] = {0x0072b2, 0xb35a00, 0x00785a};
+    static const unsigned light[3] = {0x8cc4e8, 0xf2c27a, 0x8fd9bf};
+    static const unsigned third[3] = {0x2f3f6f, 0x6f3a10, 0x1f4f3f};
+    static const op_kind ops[3] = {OP_SOFTMAX, OP_LOGSOFTMAX, OP_ROWSUM};
+    for (int o = 0; o < 3; o++) {
+        int rowsum = ops[o] == OP_ROWSUM;
+        const char *stage = NULL;
+        for (size_t i = 0; i < sh->n && !stage; i++)
+            if (strcmp(sh->e[i].variant, "dispatch") == 0 && sh->e[i].op == ops[o] &&
+                strncmp(sh->e[i].stage, rowsum ? "06_" : "07_", 3) == 0)
+                stage = sh->e[i].stage;
+        char name[48];
+        snprintf(name, sizeof name, "shapes_%s", op_name(ops[o]));
+        if (!stage) {
+            fprintf(stderr, "results: %s: no %s dispatch rows of %s in %s/shapes.csv; skipped\n",
+                    name, op_name(ops[o]), rowsum ? "06" : "07", s->dir);
+            continue;
+        }
+        size_t shape[MAX_SHAPES][2], nsh = 0;
+        for (size_t i = 0; i < sh->n; i++) {
+            const res_entry *e = &sh->e[i];
+            if (strcmp(e->stage, stage) || strcmp(e->variant, "dispatch") || e->op != ops[o])
+                continue;
+            size_t j = 0;
+            while (j < nsh && !(shape[j][0] == e->rows && shape[j][1] == e->cols)) j++;
+            if (j == nsh && nsh < MAX_SHAPES) {
+                shape[nsh][0] = e->rows;
+                shape[nsh][1] = e->cols;
+                nsh++;
+            }
+        }
+        static bar_series B[12];
+        size_t nb = 0;
+        const char *ceil = rowsum ? "read_stream" : "copy";
+        const char *torch = res_torch_variant(ops[o]);
+        for (int d = DT_F32; d <= DT_BF16; d++) {
+            /* the dispatch, cuBLAS (row sums) and torch, each where it has any point */
+            for (int w = 0; w < 3; w++) {
+                if (w == 1 && !rowsum) continue;
+                bar_series *b = &B[nb];
+                int any = 0;
+                for (size_t i = 0; i < nsh; i++) {
+                    const res_entry *e;
+                    if (w == 0)
+                        e = res_find(sh, NULL, stage, "dispatch", (int)ops[o], (dtype)d,
+                                     shape[i][0], shape[i][1]);
+                    else if (w == 1)
+                        e = res_find(sh, NULL, "baseline", "cublas_gemv", OP_ROWSUM, (dtype)d,
+                                     shape[i][0], shape[i][1]);
+                    else {
+                        e = res_find(sh, NULL, "peer", torch, (int)ops[o], (dtype)d, shape[i][0],
+                                     shape[i][1]);
+                        if (!e)
+                            e = res_find(peer, NULL, "peer", torch, (int)ops[o], (dtype)d,
+                                         shape[i][0], shape[i][1]);
+                    }
+                    b->v[i] = w == 0 ? (res_has(e) ? e->pct : NAN) : pct_vs(sh, e, ceil);
+                    any |= !isnan(b->v[i]);
+                }
+                if (!any) continue;
+                const char *dn = dtype_name((dtype)d);
+                if (w == 0)
+                    snprintf(b->title, sizeof b->title, "%s dispatch %s", stage, dn);
+                else if (w == 1)
+                    snprintf(b->title, sizeof b->title, "cuBLAS Sgemv %s", dn);
+                else
+                    snprintf(b->title, sizeof b->title, "PyTorch %s %s", torch, dn);
+                b->rgb = w == 0 ? dark[d] : w == 1 ? third[d] : light[d];
+                nb++;
+            }
+        }
+        if (nb == 0) {
+            fprintf(stderr, "results: %s: no ok rows in %s/shapes.csv; skipped\n", name, s->dir);
+            continue;
+        }
+        double target[MAX_SHAPES];
+        for (size_t i = 0; i < nsh; i++)
+            target[i] = rowsum ? 85 : shape[i][0] >= 32 ? 90 : shape[i][0] >= 8 ? 80 : 60;
+        char title[160];
+        snprintf(title, sizeof title, "%s at real-world shapes (rows x cols): %% of the %s",
+                 rowsum                 ? "Row sums"
+                 : ops[o] == OP_SOFTMAX ? "Softmax"
+                                        : "Log-softmax",
+                 rowsum ? "read-only stream" : "device-to-device copy");
+        emit_bars(c, sh, name, title,
+                  rowsum ? "% of the read ceiling (same shape)" : "% of copy (same shape)",
+                  (const size_t(*)[2])shape, nsh, B, nb, target);
+    }
+}
+
+/* ---- Little's law: GB/s against bytes in flight per SM -------------------------------------- */
+
+/* One variant on the Little's-law plot: KB in flight, GB/s, and where its label goes. */
+typedef struct {
+    double x, y, ly;
+    char label[128];
+    int stage;
+} ll_point;
+
+static void plot_littles_law(plot_ctx *c, const res_set *s)
+{
+    const res_file *run = &s->f[F_RUN];
+    if (!s->prof.present) {
+        note_missing(s, "littles_law", "profile.csv");
+        return;
+    }
+    if (!run->present) {
+        note_missing(s, "littles_law", "run.csv");
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < run->n; i++)
+        if (run->e[i].op == OP_SUM && !res_is_ref(run->e[i].stage) && res_has(&run->e[i]) &&
+            run->e[i].cols > n)
+            n = run->e[i].cols;
+    FILE *f = open_in(c, "littles_law.dat");
+    if (!f) return;
+    size_t np = 0;
+    int stage_no = 0;
+    const char *last = "";
+    double xmin = INFINITY, xmax = 0, top = 0;
+    const res_entry *o[256];
+    size_t no = 0;
+    for (size_t i = 0; i < run->n && no < 256; i++) {
+        const res_entry *e = &run->e[i];
+        if (e->op != OP_SUM || e->cols != n || res_is_ref(e->stage) || !res_has(e)) continue;
+        size_t j = no;
+        while (j > 0 && strcmp(o[j - 1]->stage, e->stage) > 0) {
+            o[j] = o[j - 1];
+            j--;
+        }
+        o[j] = e;
+        no++;
+    }
+    static ll_point pt[256];
+    for (size_t i = 0; i < no; i++) {
+        const res_entry *e = o[i];
+        const prof_entry *p = NULL;
+        for (size_t k = 0; k < s->prof.n; k++) {
+            const prof_entry *q = &s->prof.e[k];
+            if (strcmp(q->stage, e->stage) || strcmp(q->variant, e->variant) ||
+                strcmp(q->op, "sum") || strcmp(q->dt, dtype_name(e->dt)))
+                continue;
+            if (!p || q->cols > p->cols) p = q;
+        }
+        if (strcmp(last, e->stage) != 0) stage_no++;
+        last = e->stage;
+        if (!p || !(p->m[PM_BYTES_IN_FLIGHT] > 0)) continue;
+        pt[np].x = p->m[PM_BYTES_IN_FLIGHT] / 1024;
+        pt[np].y = pt[np].ly = e->gbps;
+        pt[np].stage = stage_no;
+        snprintf(pt[np].label, sizeof pt[np].label, "%s/%s", e->stage, e->variant);
+        if (pt[np].x < xmin) xmin = pt[np].x;
+        if (pt[np].x > xmax) xmax = pt[np].x;
+        if (e->gbps > top) top = e->gbps;
+        np++;
+    }
+    /* labels of points close together are stacked downwards, highest point first, so that
+       none overlaps another (a label is about 4% of the height tall and 1.5 octaves wide) */
+    double step = 0.045 * top * 1.08;
+    for (size_t i = 0; i < np; i++) {
+        size_t hi = i;
+        for (size_t j = i + 1; j < np; j++)
+            if (pt[j].y > pt[hi].y) hi = j;
+        if (hi != i) {
+            ll_point t = pt[i];
+            pt[i] = pt[hi];
+            pt[hi] = t;
+        }
+        for (int moved = 1; moved;) {
+            moved = 0;
+            for (size_t j = 0; j < i; j++)
+                if (fabs(log2(pt[j].x / pt[i].x)) < 1.5 &&
+                    fabs(pt[j].ly - pt[i].ly) < 0.999 * step) {
+                    pt[i].ly = pt[j].ly - step;
+                    moved = 1;
+                }
+        }
+    }
+    for (size_t i = 0; i < np; i++)
+        fprintf(f, "%.6g %.6g \"%s\" %d %.6g\n", pt[i].x, pt[i].y, pt[i].label, pt[i].stage,
+                pt[i].ly);
+    fclose(f);
+    if (np == 0) {
+        fprintf(stderr,
+                "results: littles_law: no full-sum variant of run.csv has bytes in flight "
+                "in %s/profile.csv; skipped\n",
+                s->dir);
+        return;
+    }
+    const res_entry *ceil = res_find(run, NULL, "baseline", "read_stream", OP_SUM, DT_F32, 1, n);
+    double vl = res_has(ceil) ? ceil->gbps : -1;
+    if (vl > top) top = vl;
+    if (!(f = open_in(c, "littles_law.vars"))) return;
+    char src[64], nl[32];
+    snprintf(src, sizeof src, "%s, profile.csv", run->name);
+    res_pow2(n, nl, sizeof nl);
+    vars_header(f, run->gpu, run->date, src);
+    fprintf(f,
+            "np = %zu\nnlabel = '%s'\nceil = %.6g\nhas_ceil = %d\nxlo = %.6g\nxhi = %.6g\n"
+            "ymax = %.6g\n",
+            np, nl, vl, vl > 0, xmin, xmax, top * 1.08);
+    fclose(f);
+    char vars[1200];
+    snprintf(vars, sizeof vars, "%s/littles_law.vars", c->tmp);
+    draw(c, "littles_law", "littles_law", vars);
+}
+
+/* ---- the command ------------------------------------------------------------------------- */
+
+/* Removes the temporary folder: it holds only plain files that this program wrote. */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[1400];
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                unlink(path);
+            }
+        closedir(d);
+    }
+    if (rmdir(dir) != 0) fprintf(stderr, "results: could not remove %s\n", dir);
+}
+
+/* mkdir -p: 0, or -1 (errno). */
+static int make_dirs(const char *path)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *q = p + 1;; q++) {
+        if (*q == '/' || *q == '\0') {
+            char keep = *q;
+            *q = '\0';
+            if (mkdir(p, 0755) != 0 && errno != EEXIST) return -1;
+            *q = keep;
+            if (!keep) break;
+        }
+    }
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+int res_plot(const res_set *s, const char *gpdir, const char *outdir)
+{
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "results: gnuplot not found; install it (Debian/Ubuntu: apt-get install "
+                        "gnuplot-nox)\n");
+        return 3;
+    }
+    const char *td = getenv("TMPDIR");
+    char tmpl[1024];
+    snprintf(tmpl, sizeof tmpl, "%s/results_plot.XXXXXX", td && *td ? td : "/tmp");
+    if (make_dirs(outdir) != 0) {
+        fprintf(stderr, "results: cannot make %s: %s\n", outdir, strerror(errno));
+        return 1;
+    }
+    if (!mkdtemp(tmpl)) {
+        fprintf(stderr, "results: cannot make a temporary folder (%s): %s\n", tmpl,
+                strerror(errno));
+        return 1;
+    }
+    plot_ctx c = {tmpl, gpdir, outdir, 0, 0};
+    plot_ladder(&c, s);
+    plot_sweep(&c, s);
+    plot_rows(&c, s);
+    plot_softmax(&c, s);
+    plot_shapes(&c, s);
+    plot_littles_law(&c, s);
+    remove_tree(tmpl);
+    if (c.drawn == 0 && c.failed == 0) fprintf(stderr, "results: no plot drawn from %s\n", s->dir);
+    return c.failed ? 1 : 0;
+}

@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: MIT */
+/* results_read.c: the results CSVs read once into the aggregate of results.h. */
+#include "results.h"
+#include "cli.h"
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *const res_file_names[F_COUNT] = {
+    "run.csv", "sweep.csv", "rows.csv", "softmax.csv", "shapes.csv", "peer.csv",
+};
+
+const char *const prof_metric_names[PM_COUNT] = {
+    "duration_us",
+    "dram_pct_of_peak",
+    "achieved_occupancy_pct",
+    "registers_per_thread",
+    "thread_inst_per_inst",
+    "shared_bank_conflicts_per_request",
+    "global_ld_sectors_per_request",
+    "bytes_in_flight_per_sm",
+};
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fprintf(stderr, "results: out of memory\n");
+        exit(1);
+    }
+    return q;
+}
+
+static void sb_reserve(sbuf *b, size_t more)
+{
+    if (b->n + more + 1 <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + more + 1) cap *= 2;
+    b->s = xrealloc(b->s, cap);
+    b->cap = cap;
+}
+
+void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (k < 0) return;
+    sb_reserve(b, (size_t)k);
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)k;
+}
+
+void sb_add(sbuf *b, const char *text)
+{
+    size_t k = strlen(text);
+    sb_reserve(b, k);
+    memcpy(b->s + b->n, text, k + 1);
+    b->n += k;
+}
+
+void sb_free(sbuf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->n = b->cap = 0;
+}
+
+void res_pow2(size_t n, char *buf, size_t len)
+{
+    if (n > 0 && (n & (n - 1)) == 0) {
+        int k = 0;
+        while (((size_t)1 << k) != n) k++;
+        snprintf(buf, len, "2^%d", k);
+    } else {
+        snprintf(buf, len, "%zu", n);
+    }
+}
+
+/* ---- numbers and lookups -------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double res_median(double *v, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i])) v[m++] = v[i];
+    if (m == 0) return NAN;
+    qsort(v, m, sizeof *v, cmp_double);
+    return (m % 2) ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+int res_is_ref(const char *stage)
+{
+    return strcmp(stage, "baseline") == 0 || strcmp(stage, "peer") == 0;
+}
+
+int res_has(const res_entry *e) { return e && e->n_ok > 0 && !isnan(e->gbps); }
+
+const char *res_torch_variant(op_kind op)
+{
+    switch (op) {
+    case OP_ROWSUM:
+        return "torch_sum";
+    case OP_SOFTMAX:
+        return "torch_softmax";
+    case OP_LOGSOFTMAX:
+        return "torch_log_softmax";
+    case OP_SUM:
+        break;
+    }
+    return NULL;
+}
+
+const res_entry *res_find(const res_file *f, const char *gpu, const char *stage,
+                          const char *variant, int op, dtype dt, size_t rows, size_t cols)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        const res_entry *e = &f->e[i];
+        if (e->rows == rows && e->cols == cols && e->dt == dt && (op < 0 || (int)e->op == op) &&
+            strcmp(e->variant, variant) == 0 && strcmp(e->stage, stage) == 0 &&
+            (!gpu || strcmp(e->gpu, gpu) == 0))
+            return e;
+    }
+    return NULL;
+}
+
+/* ---- reading one results CSV ----------------------------------------------- */
+
+/* Splits line in place at commas into at most max fields; returns the count (max + 1 when
+   there are more). */
+static size_t split_commas(char *line, char **field, size_t max)
+{
+    size_t n = 0;
+    for (char *p = line;;) {
+        if (n < max) field[n] = p;
+        n++;
+        char *c = strchr(p, ',');
+        if (!c) break;
+        *c = '\0';
+        p = c + 1;
+        if (n > max) break;
+    }
+    return n;
+}
+
+/* Why csv_parse_row refused a data line, in a few words. */
+static void why_malformed(const char *line, char *why, size_t len)
+{
+    char buf[2048], *f[16];
+    snprintf(buf, sizeof buf, "%s", line);
+    size_t n = split_commas(buf, f, 15);
+    if (strlen(line) >= 1024) {
+        snprintf(why, len, "line longer than 1023 characters");
+        return;
+    }
+    if (n != 15) {
+        snprintf(why, len, "%zu fields, the header has 15", n);
+        return;
+    }
+    dtype dt;
+    if (strcmp(f[3], "sum") && strcmp(f[3], "rowsum") && strcmp(f[3], "softmax") &&
+        strcmp(f[3], "logsoftmax")) {
+        snprintf(why, len, "op '%s' is not sum, rowsum, softmax or logsoftmax", f[3]);
+        return;
+    }
+    if (parse_dtype(f[4], &dt)) {
+        snprintf(why, len, "dtype '%s' is not f32, f16 or bf16", f[4]);
+        return;
+    }
+    static const char *const col[15] = {
+        "gpu",  "stage",        "variant",        "op",        "dtype",
+        "rows", "cols",         "bytes",          "median_us", "min_us",
+        "gbps", "ceiling_gbps", "pct_of_ceiling", "max_err",   "check"};
+    for (int i = 5; i < 14; i++) {
+        char *end;
+        if (i < 8)
+            strtoull(f[i], &end, 10);
+        else
+            strtod(f[i], &end);
+        if (end == f[i] || *end) {
+            snprintf(why, len, "column %s is not a number: '%s'", col[i], f[i]);
+            return;
+        }
+    }
+    if (strcmp(f[14], "ok") && strcmp(f[14], "FAIL")) {
+        snprintf(why, len, "check '%s' is not ok or FAIL", f[14]);
+        return;
+    }
+    snprintf(why, len, "not a row of the results schema");
+}
+
+/* The value of a "# key: value" comment line into out (first one wins). */
+static void comment_value(const char *line, const char *key, char *out, size_t len)
+{
+    if (out[0]) return;
+    const char *p = line + strspn(line, "# \t");
+    size_t k = strlen(key);
+    if (strncmp(p, key, k) != 0 || p[k] != ':') return;
+    p += k + 1;
+    p += strspn(p, " \t");
+    snprintf(out, len, "%s", p);
+}
+
+static void add_row(res_file *f, const char *gpu, const result_row *r)
+{
+    res_entry *e = NULL;
+    for (size_t i = f->n; i-- > 0;) {
+        res_entry *c = &f->e[i];
+        if (c->rows == r->rows && c->cols == r->cols && c->op == r->op && c->dt == r->dt &&
+            strcmp(c->variant, r->variant) == 0 && strcmp(c->stage, r->stage) == 0 &&
+            strcmp(c->gpu, gpu) == 0) {
+            e = c;
+            break;
+        }
+    }
+    if (!e) {
+        if (f->n == f->cap) {
+            f->cap = f->cap ? 2 * f->cap : 64;
+            f->e = xrealloc(f->e, f->cap * sizeof *f->e);
+        }
+        e = &f->e[f->n++];
+        memset(e, 0, sizeof *e);
+        snprintf(e->gpu, sizeof e->gpu, "%s", gpu);
+        snprintf(e->stage, sizeof e->stage, "%s", r->stage);
+        snprintf(e->variant, sizeof e->variant, "%s", r->variant);
+        e->op = r->op;
+        e->dt = r->dt;
+        e->rows = r->rows;
+        e->cols = r->cols;
+    }
+    if (!r->ok) {
+        e->n_fail++;
+        f->n_fail_rows++;
+        return;
+    }
+    if (e->nv + 3 > e->capv) {
+        e->capv = e->capv ? 2 * e->capv : 6;
+        e->v = xrealloc(e->v, e->capv * sizeof *e->v);
+    }
+    e->v[e->nv++] = r->median_us;
+    e->v[e->nv++] = r->gbps;
+    e->v[e->nv++] = r->pct_of_ceiling;
+    e->n_ok++;
+}
+
+/* Takes the medians of every entry and frees what reading needed. */
+static void finish_file(res_file *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        res_entry *e = &f->e[i];
+        double *col = xrealloc(NULL, (e->n_ok ? e->n_ok : 1) * sizeof *col);
+        double *out[3] = {&e->median_us, &e->gbps, &e->pct};
+        for (size_t c = 0; c < 3; c++) {
+            for (size_t k = 0; k < e->n_ok; k++) col[k] = e->v[3 * k + c];
+            *out[c] = res_median(col, e->n_ok);
+        }
+        free(col);
+        free(e->v);
+        e->v = NULL;
+        e->nv = e->capv = 0;
+        e->x_cub = e->x_gemv = e->x_torch = NAN;
+    }
+}
+
+static void chomp(char *line) { line[strcspn(line, "\r\n")] = '\0'; }
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static int open_csv(const char *path, FILE **fp, char *err, size_t err_len)
+{
+    *fp = fopen(path, "r");
+    if (*fp) return 0;
+    if (errno == ENOENT) return 1;
+    snprintf(err, err_len, "%s:0: cannot read: %s", path, strerror(errno));
+    return -1;
+}
+
+int res_load_file(const char *path, res_file *f, char *err, size_t err_len)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", base_name(path));
+    FILE *fp;
+    int rc = open_csv(path, &fp, err, err_len);
+    if (rc) return rc;
+    f->present = 1;
+    char *line = NULL, first_gpu[64] = "";
+    size_t cap = 0, lineno = 0;
+    int header = 0;
+    rc = 0;
+    while (getline(&line, &cap, fp) >= 0) {
+        lineno++;
+        chomp(line);
+        const char *p = line + strspn(line, " \t");
+        if (*p == '\0') continue;
+        if (*p == '#') {
+            comment_value(p, "gpu", f->gpu, sizeof f->gpu);
+            comment_value(p, "date", f->date, sizeof f->date);
+            continue;
+        }
+        if (strcmp(p, CSV_HEADER) == 0) { /* a file appended to after a copy may repeat it */
+            header = 1;
+            continue;
+        }
+        if (!header) {
+            snprintf(err, err_len, "%s:%zu: expected the header '%s'", path, lineno, CSV_HEADER);
+            rc = -1;
+            break;
+        }
+        result_row r;
+        char gpu[64];
+        if (csv_parse_row(p, &r, gpu, sizeof gpu) != 0) {
+            char why[160];
+            why_malformed(p, why, sizeof why);
+            snprintf(err, err_len, "%s:%zu: %s", path, lineno, why);
+            rc = -1;
+            break;
+        }
+        if (!first_gpu[0]) snprintf(first_gpu, sizeof first_gpu, "%s", gpu);
+        add_row(f, gpu, &r);
+    }
+    free(line);
+    fclose(fp);
+    if (rc == 0 && !header) {
+        snprintf(err, err_len, "%s:%zu: no header row", path, lineno ? lineno : 1);
+        rc = -1;
+    }
+    finish_file(f);
+    if (!f->gpu[0]) snprintf(f->gpu, sizeof f->gpu, "%s", first_gpu[0] ? first_gpu : "unknown GPU");
+    if (!f->date[0]) snprintf(f->date, sizeof f->date, "date unknown");
+    if (rc) {
+        free(f->e);
+        memset(f, 0, sizeof *f);
+    }
+    return rc;
+}
+
+/* ---- profile.csv ------------------------------------------------------------ */
+
+/* Removes surrounding blanks and double quotes of a field in place. */
+static char *trim_field(char *s)
+{
+    s += strspn(s, " \t\"");
+    size_t n = strlen(s);
+    while (n > 0 && strchr(" \t\"", s[n - 1])) s[--n] = '\0';
+    return s;
+}
+
+/* A metric: NAN for an empty field or n/a; -1 when the text is not a number. */
+static int metric_value(const char *s, double *out)
+{
+    if (!*s || strcmp(s, "-") == 0 || strcmp(s, "n/a") == 0 || strcmp(s, "N/A") == 0) {
+        *out = NAN;
+        return 0;
+    }
+    char *end;
+    *out = strtod(s, &end);
+    return (end == s || *end) ? -1 : 0;
+}
+
+int prof_load_file(const char *path, prof_file *p, char *err, size_t err_len)
+{
+    memset(p, 0, sizeof *p);
+    FILE *fp;
+    int rc = open_csv(path, &fp, err, err_len);
+    if (rc) return rc;
+    p->present = 1;
+    enum { K_GPU, K_STAGE, K_VARIANT, K_OP, K_DTYPE, K_ROWS, K_COLS, K_COUNT };
+    static const char *const keys[K_COUNT] = {"gpu",   "stage", "variant", "op",
+                                              "dtype", "rows",  "cols"};
+    int kcol[K_COUNT], mcol[PM_COUNT];
+    size_t nhead = 0, lineno = 0, cap = 0;
+    char *line = NULL, *field[64];
+    int header = 0;
+    while (rc == 0 && getline(&line, &cap, fp) >= 0) {
+        lineno++;
+        chomp(line);
+        char *s = line + strspn(line, " \t");
+        if (*s == '\0') continue;
+        if (*s == '#') {
+            comment_value(s, "gpu", p->gpu, sizeof p->gpu);
+            comment_value(s, "date", p->date, sizeof p->date);
+            continue;
+        }
+        size_t n = split_commas(s, field, 64);
+        if (n > 64) {
+            snprintf(err, err_len, "%s:%zu: more than 64 fields", path, lineno);
+            rc = -1;
+            break;
+        }
+        for (size_t i = 0; i < n; i++) field[i] = trim_field(field[i]);
+        if (!header || strcmp(field[0], "gpu") == 0) {
+            for (int k = 0; k < K_COUNT; k++) kcol[k] = -1;
+            for (int m = 0; m < PM_COUNT; m++) mcol[m] = -1;
+            for (size_t i = 0; i < n; i++) {
+                for (int k = 0; k < K_COUNT; k++)
+                    if (strcmp(field[i], keys[k]) == 0) kcol[k] = (int)i;
+                for (int m = 0; m < PM_COUNT; m++)
+                    if (strcmp(field[i], prof_metric_names[m]) == 0) mcol[m] = (int)i;
+            }
+            for (int k = 0; k < K_COUNT && rc == 0; k++)
+                if (kcol[k] < 0) {
+                    snprintf(err, err_len, "%s:%zu: header has no column %s", path, lineno,
+                             keys[k]);
+                    rc = -1;
+                }
+            header = 1;
+            nhead = n;
+            continue;
+        }
+        if (n != nhead) {
+            snprintf(err, err_len, "%s:%zu: %zu fields, the header has %zu", path, lineno, n,
+                     nhead);
+            rc = -1;
+            break;
+        }
+        prof_entry e;
+        memset(&e, 0, sizeof e);
+        snprintf(e.gpu, sizeof e.gpu, "%s", field[kcol[K_GPU]]);
+        snprintf(e.stage, sizeof e.stage, "%s", field[kcol[K_STAGE]]);
+        snprintf(e.variant, sizeof e.variant, "%s", field[kcol[K_VARIANT]]);
+        snprintf(e.op, sizeof e.op, "%s", field[kcol[K_OP]]);
+        snprintf(e.dt, sizeof e.dt, "%s", field[kcol[K_DTYPE]]);
+        char *end;
+        e.rows = strtoull(field[kcol[K_ROWS]], &end, 10);
+        int bad = (*end != '\0' || end == field[kcol[K_ROWS]]);
+        e.cols = strtoull(field[kcol[K_COLS]], &end, 10);
+        bad |= (*end != '\0' || end == field[kcol[K_COLS]]);
+        if (bad || !e.stage[0] || !e.variant[0]) {
+            snprintf(err, err_len, "%s:%zu: stage, variant, rows or cols is empty or not a number",
+                     path, lineno);
+            rc = -1;
+            break;
+        }
+        for (int m = 0; m < PM_COUNT; m++) {
+            e.m[m] = NAN;
+            if (mcol[m] >= 0 && metric_value(field[mcol[m]], &e.m[m]) != 0) {
+                snprintf(err, err_len, "%s:%zu: column %s is not a number: '%s'", path, lineno,
+                         prof_metric_names[m], field[mcol[m]]);
+                rc = -1;
+                break;
+            }
+        }
+        if (rc) break;
+        if (p->n == p->cap) {
+            p->cap = p->cap ? 2 * p->cap : 32;
+            p->e = xrealloc(p->e, p->cap * sizeof *p->e);
+        }
+        p->e[p->n++] = e;
+    }
+    free(line);
+    fclose(fp);
+    if (rc == 0 && !header) {
+        snprintf(err, err_len, "%s:%zu: no header row", path, lineno ? lineno : 1);
+        rc = -1;
+    }
+    if (rc) {
+        free(p->e);
+        memset(p, 0, sizeof *p);
+        return rc;
+    }
+    if (!p->gpu[0]) snprintf(p->gpu, sizeof p->gpu, "%s", p->n ? p->e[0].gpu : "unknown GPU");
+    if (!p->date[0]) snprintf(p->date, sizeof p->date, "date unknown");
+    return 0;
+}
+
+/* ---- the set ---------------------------------------------------------------- */
+
+static double ratio(const res_entry *a, const res_entry *b)
+{
+    return (res_has(a) && res_has(b) && b->gbps > 0) ? a->gbps / b->gbps : NAN;
+}
+
+void res_link(res_set *s)
+{
+    const res_file *peer = &s->f[F_PEER];
+    for (int k = 0; k < F_COUNT; k++) {
+        res_file *f = &s->f[k];
+        for (size_t i = 0; i < f->n; i++) {
+            res_entry *e = &f->e[i];
+            const char *cub = e->op == OP_SUM      ? "cub_device_reduce"
+                              : e->op == OP_ROWSUM ? "cub_segmented_reduce"
+                                                   : NULL;
+            if (cub)
+                e->x_cub = ratio(
+                    e, res_find(f, e->gpu, "baseline", cub, (int)e->op, e->dt, e->rows, e->cols));
+            if (e->op == OP_ROWSUM)
+                e->x_gemv = ratio(e, res_find(f, e->gpu, "baseline", "cublas_gemv", OP_ROWSUM,
+                                              e->dt, e->rows, e->cols));
+            const char *torch = res_torch_variant(e->op);
+            if (torch) {
+                const res_entry *t =
+                    res_find(f, e->gpu, "peer", torch, (int)e->op, e->dt, e->rows, e->cols);
+                if (!t)
+                    t = res_find(peer, e->gpu, "peer", torch, (int)e->op, e->dt, e->rows, e->cols);
+                e->x_torch = ratio(e, t);
+            }
+        }
+    }
+}
+
+int res_load_set(const char *dir, res_set *s, char *err, size_t err_len)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->dir, sizeof s->dir, "%s", dir);
+    char path[1024];
+    for (int k = 0; k < F_COUNT; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, res_file_names[k]);
+        if (res_load_file(path, &s->f[k], err, err_len) < 0) {
+            res_free(s);
+            return -1;
+        }
+        snprintf(s->f[k].name, sizeof s->f[k].name, "%s", res_file_names[k]);
+    }
+    snprintf(path, sizeof path, "%s/profile.csv", dir);
+    if (prof_load_file(path, &s->prof, err, err_len) < 0) {
+        res_free(s);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/sanitize.txt", dir);
+    struct stat st;
+    s->have_sanitize = stat(path, &st) == 0;
+    res_link(s);
+    return 0;
+}
+
+void res_free(res_set *s)
+{
+    for (int k = 0; k < F_COUNT; k++) free(s->f[k].e);
+    free(s->prof.e);
+    memset(s->f, 0, sizeof s->f);
+    memset(&s->prof, 0, sizeof s->prof);
+}
