@@ -40,10 +40,12 @@ set linetype 12 lc rgb '#1a1a66' lw 2 pt 8  ps 1.2 dt 1
 set linetype cycle 12
 
 # Reference series (what the stages are measured against), in black/grey:
-# 101 a library (CUB), 102 the measured ceiling, 103 a peer (PyTorch).
+# 101 a library (CUB), 102 the measured ceiling, 103 a peer (PyTorch),
+# 104 a second library (cuBLAS).
 set style line 101 lc rgb '#000000' lw 2   pt 4 ps 1.0 dt 2
 set style line 102 lc rgb '#444444' lw 2   pt 0 ps 0   dt (10,4,2,4)
 set style line 103 lc rgb '#000000' lw 2   pt 6 ps 1.0 dt 4
+set style line 104 lc rgb '#555555' lw 2   pt 12 ps 1.2 dt 3
 
 set border 3
 set tics nomirror out

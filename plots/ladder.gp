@@ -1,6 +1,6 @@
 # ladder.gp: full-array sum at the standard size, one bar per stage/variant.
 #
-# Input (written by make_plots.sh from run.csv):
+# Input (written by build/results from run.csv):
 #   vars               nb bars, nlabel (n), gpu, date, src, cub, ceil (-1 if absent),
 #                      has_cub, has_ceil, xmax
 #   ladder.dat         index  GB/s  pct_of_ceiling  stage_number  "stage/variant"

@@ -1,6 +1,6 @@
 # rows.gp: row sums at a fixed element count, GB/s against the row length.
 #
-# Input (written by make_plots.sh from rows.csv):
+# Input (written by build/results from rows.csv):
 #   vars               ns, T[i], LW[i]; nr, RT[j], RS[j]; xlo, xhi, kmin, kmax (cols range, log2);
 #                      elements; gpu, date, src
 #   rows_s<i>.dat      cols  GB/s  median_us;  rows_r<j>.dat likewise

@@ -1,7 +1,7 @@
 # softmax.gp: softmax (or log-softmax) GB/s against row length for one dtype:
 # each path, the dispatcher (thicker line), the copy ceiling and PyTorch.
 #
-# Input (written by make_plots.sh from softmax.csv and peer.csv):
+# Input (written by build/results from softmax.csv and peer.csv):
 #   vars               pfx (file prefix), opname, dtname; ns, T[i], LW[i];
 #                      nr, RT[j], RS[j]; xlo, xhi, kmin, kmax; elements; gpu, date, src
 #   <pfx>_s<i>.dat     cols  GB/s  median_us;  <pfx>_r<j>.dat likewise

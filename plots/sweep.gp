@@ -1,7 +1,8 @@
-# sweep.gp: full-sum GB/s against n, the best variant of each stage, CUB and
-# the read-only ceiling.
+# sweep.gp: full-sum GB/s against n for the key variants (the best of each
+# stage at the largest n, and any variant that beats CUB by 10% somewhere),
+# CUB and the read-only ceiling.
 #
-# Input (written by make_plots.sh from sweep.csv):
+# Input (written by build/results from sweep.csv):
 #   vars                 ns, T[i], LW[i] series; nr, RT[j], RS[j] references;
 #                        xlo, xhi (n range); kmin, kmax (log2 of the powers of two
 #                        inside it); umin, umax (time range); gpu, date, src
@@ -11,7 +12,7 @@
 load vars
 load gpdir.'/common.gp'
 
-set title sprintf("Full-array float sum: GB/s against n (best variant of each stage)\n%s, %s (%s)", gpu, date, src)
+set title sprintf("Full-array float sum: GB/s against n (key variants)\n%s, %s (%s)", gpu, date, src)
 set xlabel 'n (elements, log scale)'
 set ylabel 'GB/s'
 set logscale x 2
