@@ -11,5 +11,6 @@ extern CU_TestInfo check_tests[];
 extern CU_TestInfo report_tests[];
 extern CU_TestInfo program_tests[];
 extern CU_TestInfo assign_tests[];
+extern CU_TestInfo results_tests[];
 
 #endif
