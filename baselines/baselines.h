@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* baselines.h: what the stages are measured against, in the same run.
- *   stage_baselines: cub_device_reduce (OP_SUM) and cub_segmented_reduce
- *   (OP_ROWSUM), descriptors of the stage shape, checked like any variant.
+ *   stage_baselines: cub_device_reduce (OP_SUM), cub_segmented_reduce and
+ *   cublas_gemv (OP_ROWSUM), descriptors of the stage shape, checked like any
+ *   variant. A shape whose counts the installed library cannot take (CUB and
+ *   cuBLAS versions that take int) is not supported, with a one-line note.
  *   The ceilings: a read-only 16-byte streaming kernel (reductions) and a
  *   device-to-device copy (softmax), each with a check of its own.
  */
