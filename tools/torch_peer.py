@@ -214,15 +214,18 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog=PROG, description="Time torch.softmax, torch.log_softmax "
                                  "and torch.sum(dim=-1) on the stages' shapes and append peer "
                                  "rows to a CSV.")
-    ap.add_argument("--out", default="results/peer.csv", help="CSV to append to (default %(default)s)")
+    ap.add_argument("--out", default="results/peer.csv",
+                    help="CSV to append to (default %(default)s)")
     ap.add_argument("--iters", type=int, default=50,
                     help=f"timed repetitions, >= {MIN_ITERS} (default %(default)s)")
-    ap.add_argument("--warmup", type=int, default=5, help="untimed repetitions first (default %(default)s)")
+    ap.add_argument("--warmup", type=int, default=5,
+                    help="untimed repetitions first (default %(default)s)")
     ap.add_argument("--set", dest="which", choices=["all", "sweep", "shapes"], default="all",
                     help="the 2^26 sweep, the real-world shapes, or both (default %(default)s)")
     ap.add_argument("--dtype", default=",".join(DTYPES),
                     help="comma list of f32, f16, bf16 (default %(default)s)")
-    ap.add_argument("--list", action="store_true", help="print the plan and exit (needs no PyTorch)")
+    ap.add_argument("--list", action="store_true",
+                    help="print the plan and exit (needs no PyTorch)")
     try:
         args = ap.parse_args(argv)
     except SystemExit as e:
@@ -313,8 +316,8 @@ def main(argv):
                     nbytes = 2 * rows * cols * esize
                 if not ok:
                     failed = True
-                    note(f"{variant} {dname} {rows}x{cols}: check failed (max |err| {max_err:.3e}); "
-                         "not timed")
+                    note(f"{variant} {dname} {rows}x{cols}: check failed "
+                         f"(max |err| {max_err:.3e}); not timed")
                     emit(variant, op, nbytes, 0.0, 0.0, max_err, False)
                     continue
                 med, mn = time_op(torch, fn, x, args.iters, args.warmup, flush)
