@@ -479,6 +479,14 @@ static void plot_rows(plot_ctx *c, const res_set *s)
     draw(c, "rows", "rows", vars);
 }
 
+/* 1 when f has any entry of dtype dt at rows x cols. */
+static int has_shape(const res_file *f, dtype dt, size_t rows, size_t cols)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (f->e[i].dt == dt && f->e[i].rows == rows && f->e[i].cols == cols) return 1;
+    return 0;
+}
+
 static void plot_softmax(plot_ctx *c, const res_set *s)
 {
     const res_file *sm = &s->f[F_SOFTMAX], *peer = &s->f[F_PEER];
@@ -506,10 +514,11 @@ static void plot_softmax(plot_ctx *c, const res_set *s)
             snprintf(R[1].title, sizeof R[1].title, "PyTorch %s",
                      ops[o] == OP_SOFTMAX ? "torch.softmax" : "torch.log_softmax");
             R[1].style = 103;
+            /* torch at the shapes of the sweep (peer.csv also holds the real-world shapes) */
             for (size_t i = 0; i < peer->n; i++) {
                 const res_entry *e = &peer->e[i];
                 if (strcmp(e->variant, res_torch_variant(ops[o])) == 0 && e->op == ops[o] &&
-                    (int)e->dt == d && e->rows * e->cols == elems)
+                    (int)e->dt == d && has_shape(sm, (dtype)d, e->rows, e->cols))
                     add_point(&R[1], (double)e->cols, e);
             }
             char el[32], extra[256], vars[1200];
