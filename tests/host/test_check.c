@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "data.h"
 #include "suites.h"
 
 static void test_reference_sum_and_abs_sum_of_hand_values(void)
@@ -191,6 +192,100 @@ static void test_a_parallel_check_reports_the_first_bad_row(void)
     free(x); free(g); free(ref); free(abs_sum);
 }
 
+/* The program's own check at the standard sizes, with values made here (DESIGN.md, Checking):
+   a rounding bound alone is about 1e6 at n = 2^28 and lets a dropped element through, so the
+   program also runs the signed-integer pattern, which must match exactly. */
+static void test_the_program_sum_check_rejects_zero_a_dropped_and_a_doubled_element_at_2_28(void)
+{
+    const size_t n = (size_t)1 << 28;
+    float *x = malloc(n * sizeof *x);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    fill_signed_ints(x, n, 12345);
+    double ref = ref_sum(x, n, NULL);
+    CU_ASSERT(ref != 0.0 && fabs(ref) < 16777216.0); /* an integer float holds exactly */
+    CU_ASSERT_TRUE(check_sum_exact((float)ref, x, n).ok);
+    CU_ASSERT_FALSE(check_sum_exact(0.0f, x, n).ok);                        /* nothing summed */
+    CU_ASSERT_FALSE(check_sum_exact((float)(ref - x[0]), x, n).ok);         /* the first dropped */
+    CU_ASSERT_FALSE(check_sum_exact((float)(ref - x[n / 2 + 1]), x, n).ok); /* one in the middle */
+    CU_ASSERT_FALSE(check_sum_exact((float)(ref + x[n - 1]), x, n).ok);     /* the last twice */
+    CU_ASSERT_FALSE(check_sum_exact(NAN, x, n).ok);                         /* never written */
+
+    /* the random half of the check: non-negative floats, bound relative to the true sum */
+    fill_uniform(x, n, 0.0f, 1.0f, 99);
+    double abs_sum, r = ref_sum(x, n, &abs_sum);
+    const size_t k = sum_chain_bound(n, 132);
+    float good = (float)r, zero = 0.0f, dropped = (float)(r - x[7]);
+    CU_ASSERT_TRUE(check_sums_against(&good, &r, &abs_sum, 1, n, k).ok);
+    CU_ASSERT_FALSE(check_sums_against(&zero, &r, &abs_sum, 1, n, k).ok);
+    /* ...which alone cannot see one dropped element at this size: why the exact pattern runs */
+    CU_ASSERT_TRUE(check_sums_against(&dropped, &r, &abs_sum, 1, n, k).ok);
+    free(x);
+}
+
+/* Row sums at the standard 65536 x 1024: one dropped or doubled element in one row fails. */
+static void test_the_program_rowsum_check_rejects_a_dropped_element_in_one_row(void)
+{
+    const size_t rows = 65536, cols = 1024;
+    float *x = malloc(rows * cols * sizeof *x), *gpu = malloc(rows * sizeof *gpu);
+    double *ref = malloc(rows * sizeof *ref), *abs_sum = malloc(rows * sizeof *abs_sum);
+    fill_signed_ints(x, rows * cols, 777);
+    ref_row_sums(x, rows, cols, ref, abs_sum);
+    for (size_t r = 0; r < rows; r++) gpu[r] = (float)ref[r];
+    CU_ASSERT_TRUE(check_exact(gpu, ref, rows).ok);
+    gpu[40000] -= x[40000 * cols + 1023]; /* the row's last element dropped */
+    check_result res = check_exact(gpu, ref, rows);
+    CU_ASSERT_FALSE(res.ok);
+    CU_ASSERT_EQUAL(res.index, 40000);
+    gpu[40000] = (float)ref[40000] + x[40000 * cols]; /* its first counted twice */
+    CU_ASSERT_FALSE(check_exact(gpu, ref, rows).ok);
+    free(x); free(gpu); free(ref); free(abs_sum);
+}
+
+/* Softmax at the standard 65536 x 1024, two-hot rows: every output is exactly 0.5 or 0, so an
+   element left out of a row's sum (outputs 1), counted twice (1/3) or never written fails,
+   in f32 and in half. */
+static void test_the_program_softmax_check_rejects_a_dropped_or_doubled_element(void)
+{
+    const size_t rows = 65536, cols = 1024, n = rows * cols;
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    double *ref = malloc(n * sizeof *ref);
+    fill_two_hot(x, rows, cols, 4242);
+    ref_softmax_rows(x, rows, cols, 0, ref);
+    for (size_t i = 0; i < n; i++) y[i] = (float)ref[i];
+    CU_ASSERT_TRUE(check_softmax_against(y, ref, rows, cols, 0, DT_F32).ok);
+    CU_ASSERT_TRUE(check_softmax_against(y, ref, rows, cols, 0, DT_F16).ok);
+    const size_t r = 31337;
+    size_t hot[2], h = 0;
+    for (size_t c = 0; c < cols && h < 2; c++)
+        if (x[r * cols + c] == 0.0f) hot[h++] = c;
+    CU_ASSERT_EQUAL_FATAL(h, 2);
+    y[r * cols + hot[0]] = y[r * cols + hot[1]] = 1.0f; /* the other one left out of the sum */
+    CU_ASSERT_FALSE(check_softmax_against(y, ref, rows, cols, 0, DT_F32).ok);
+    CU_ASSERT_FALSE(check_softmax_against(y, ref, rows, cols, 0, DT_BF16).ok);
+    y[r * cols + hot[0]] = y[r * cols + hot[1]] = 1.0f / 3.0f; /* one counted twice */
+    CU_ASSERT_FALSE(check_softmax_against(y, ref, rows, cols, 0, DT_F16).ok);
+    y[r * cols + hot[0]] = y[r * cols + hot[1]] = 0.5f;
+    y[r * cols + hot[1]] = NAN; /* never written */
+    CU_ASSERT_FALSE(check_softmax_against(y, ref, rows, cols, 0, DT_F32).ok);
+    free(x); free(y); free(ref);
+}
+
+/* The half row-sum bound at 1024 columns was cols * 4u = 2.0, which no row can fail; now it is
+   about 1e-3 (two half roundings and the float sum). */
+static void test_softmax_row_sum_bounds_are_tight_at_1024_columns(void)
+{
+    CU_ASSERT(softmax_row_sum_bound(1024, DT_F16) < 1.1e-3);
+    CU_ASSERT(softmax_row_sum_bound(1024, DT_F16) > 2 * U_F16);
+    CU_ASSERT(softmax_row_sum_bound(1024, DT_F32) < 2e-5);
+    CU_ASSERT(softmax_row_sum_bound(1024, DT_BF16) < 8.0e-3);
+    float x[1024], y[1024];
+    double ref[1024];
+    for (int i = 0; i < 1024; i++) x[i] = 0.0f;
+    ref_softmax_row(x, 1024, 0, ref);
+    for (int i = 0; i < 1024; i++) y[i] = (float)(ref[i] * 1.0015); /* 1.5e-3 high: past rtol 1e-3 */
+    CU_ASSERT_FALSE(check_softmax_against(y, ref, 1, 1024, 0, DT_F16).ok);
+}
+
 CU_TestInfo check_tests[] = {
     {"a parallel check reports the first bad row", test_a_parallel_check_reports_the_first_bad_row},
     {"reference sum and abs sum of hand values", test_reference_sum_and_abs_sum_of_hand_values},
@@ -206,5 +301,12 @@ CU_TestInfo check_tests[] = {
     {"check_softmax special values: NaN rows, -inf, poison", test_check_softmax_special_values},
     {"check_exact detects one ulp", test_check_exact_detects_one_ulp},
     {"failure message names index, expected and actual", test_failure_message_names_index_expected_and_actual},
+    {"the program sum check rejects 0.0, a dropped and a doubled element at n = 2^28",
+     test_the_program_sum_check_rejects_zero_a_dropped_and_a_doubled_element_at_2_28},
+    {"the program row-sum check rejects a dropped element in one row at 65536 x 1024",
+     test_the_program_rowsum_check_rejects_a_dropped_element_in_one_row},
+    {"the program softmax check rejects a dropped or doubled element at 65536 x 1024",
+     test_the_program_softmax_check_rejects_a_dropped_or_doubled_element},
+    {"softmax row-sum bounds are tight at 1024 columns", test_softmax_row_sum_bounds_are_tight_at_1024_columns},
     CU_TEST_INFO_NULL,
 };

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "suites.h"
 
@@ -17,13 +18,18 @@ static char out_text[16384], err_text[16384];
 static int run_prog(const char *prog, const char *args)
 {
     const char *dir = getenv("BUILD_DIR") ? getenv("BUILD_DIR") : "build";
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s/%s %s >/tmp/reduce-prog.out 2>/tmp/reduce-prog.err", dir, prog, args);
+    /* files of this process alone: two test runs at once must not read each other's output */
+    char cmd[1024], out_path[64], err_path[64];
+    snprintf(out_path, sizeof out_path, "/tmp/reduce-prog-%ld.out", (long)getpid());
+    snprintf(err_path, sizeof err_path, "/tmp/reduce-prog-%ld.err", (long)getpid());
+    snprintf(cmd, sizeof cmd, "%s/%s %s >%s 2>%s", dir, prog, args, out_path, err_path);
     int st = system(cmd);
     FILE *f;
     out_text[0] = err_text[0] = '\0';
-    if ((f = fopen("/tmp/reduce-prog.out", "r"))) { out_text[fread(out_text, 1, sizeof out_text - 1, f)] = '\0'; fclose(f); }
-    if ((f = fopen("/tmp/reduce-prog.err", "r"))) { err_text[fread(err_text, 1, sizeof err_text - 1, f)] = '\0'; fclose(f); }
+    if ((f = fopen(out_path, "r"))) { out_text[fread(out_text, 1, sizeof out_text - 1, f)] = '\0'; fclose(f); }
+    if ((f = fopen(err_path, "r"))) { err_text[fread(err_text, 1, sizeof err_text - 1, f)] = '\0'; fclose(f); }
+    remove(out_path);
+    remove(err_path);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -67,8 +73,8 @@ static void test_a_size_of_the_wrong_kind_exits_2(void)
 
 static void test_list_and_help_need_no_gpu_and_exit_0(void)
 {
-    CU_ASSERT_EQUAL(run_prog("05_packed", "--list"), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "05_packed"));
+    CU_ASSERT_EQUAL(run_prog("06_coop_groups", "--list"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "06_coop_groups"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "dispatch"));
     CU_ASSERT_EQUAL(run_prog("01_naive", "-h"), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "exit codes"));
@@ -120,12 +126,12 @@ static void test_a_size_beyond_device_memory_exits_2_naming_the_flag(void)
 
 static void test_a_named_variant_outside_its_limits_exits_2(void)
 {
-    /* warp_rows holds a row in registers: at most 1024 columns. The shape is
+    /* warp_row holds a row in registers: at most 1024 columns. The shape is
        judged once a device is open; without one, the device error (3) comes first. */
     int want = have_gpu() ? 2 : 3;
-    CU_ASSERT_EQUAL(run_prog("07_softmax", "--variant warp_rows --rows 4 --cols 5000 --check-only"), want);
+    CU_ASSERT_EQUAL(run_prog("07_softmax", "--variant warp_row --rows 4 --cols 5000 --check-only"), want);
     CU_ASSERT_EQUAL(lines_of(err_text), 1);
-    if (want == 2) CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "warp_rows"));
+    if (want == 2) CU_ASSERT_PTR_NOT_NULL(strstr(err_text, "warp_row"));
 }
 
 CU_TestInfo program_tests[] = {
