@@ -23,12 +23,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#define USAGE                                                    \
+    "usage: results plot RESULTS_DIR OUT_DIR [--scripts DIR]\n"  \
+    "       results tables RESULTS_DIR [--write] [--root DIR]\n" \
+    "       results targets RESULTS_DIR\n"
+
+/* A usage error: one line on stderr, exit status 2. */
 static int usage(const char *why)
 {
-    if (why) fprintf(stderr, "results: %s\n", why);
-    fprintf(stderr, "usage: results plot RESULTS_DIR OUT_DIR [--scripts DIR]\n"
-                    "       results tables RESULTS_DIR [--write] [--root DIR]\n"
-                    "       results targets RESULTS_DIR\n");
+    fprintf(stderr, "results: %s (results -h for the usage)\n", why);
     return 2;
 }
 
@@ -68,10 +71,10 @@ static void default_scripts(const char *argv0, char *out, size_t len)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) return usage(NULL);
+    if (argc < 2) return usage("no command: plot, tables or targets");
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
-        usage(NULL);
+        fputs(USAGE, stdout);
         return 0;
     }
     const char *pos[2] = {NULL, NULL}, *root = ".", *scripts = NULL;

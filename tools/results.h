@@ -87,7 +87,8 @@ extern const char *const res_file_names[F_COUNT]; /* "run.csv", ... */
 extern const char *const prof_metric_names[PM_COUNT];
 
 /* Reads one results CSV into *f (aggregated, medians taken). Returns 0; 1 when the file does
-   not exist (f->present is 0); -1 when it is malformed, with "path:line: why" in err. */
+   not exist or is empty (f->present is 0); -1 when it is malformed, with "path:line: why" in
+   err. */
 int res_load_file(const char *path, res_file *f, char *err, size_t err_len);
 
 /* Reads profile.csv (header by column name). Same returns as res_load_file. */

@@ -135,7 +135,7 @@ static void draw(plot_ctx *c, const char *script, const char *image, const char 
 
 static void note_missing(const res_set *s, const char *what, const char *file)
 {
-    fprintf(stderr, "results: %s: no %s/%s; skipped\n", what, s->dir, file);
+    fprintf(stderr, "results: %s: %s/%s is missing or empty; skipped\n", what, s->dir, file);
 }
 
 static int log2_floor(double x)

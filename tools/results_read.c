@@ -340,8 +340,14 @@ int res_load_file(const char *path, res_file *f, char *err, size_t err_len)
     }
     free(line);
     fclose(fp);
+    if (rc == 0 && lineno == 0) { /* an empty file (a run that wrote nothing): as if missing */
+        free(f->e);
+        memset(f, 0, sizeof *f);
+        snprintf(f->name, sizeof f->name, "%s", base_name(path));
+        return 1;
+    }
     if (rc == 0 && !header) {
-        snprintf(err, err_len, "%s:%zu: no header row", path, lineno ? lineno : 1);
+        snprintf(err, err_len, "%s:%zu: no header row", path, lineno);
         rc = -1;
     }
     finish_file(f);
@@ -469,8 +475,12 @@ int prof_load_file(const char *path, prof_file *p, char *err, size_t err_len)
     }
     free(line);
     fclose(fp);
+    if (rc == 0 && lineno == 0) { /* empty: as if missing */
+        memset(p, 0, sizeof *p);
+        return 1;
+    }
     if (rc == 0 && !header) {
-        snprintf(err, err_len, "%s:%zu: no header row", path, lineno ? lineno : 1);
+        snprintf(err, err_len, "%s:%zu: no header row", path, lineno);
         rc = -1;
     }
     if (rc) {

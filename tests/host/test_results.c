@@ -124,9 +124,10 @@ static void test_a_malformed_row_is_rejected_naming_file_and_line(void)
     remove_dir();
 }
 
-static void test_a_missing_file_is_absent_not_an_error(void)
+static void test_a_missing_or_empty_file_is_absent_not_an_error(void)
 {
     fresh_dir();
+    write_file("run.csv", ""); /* a run that wrote nothing */
     res_set s;
     char err[512] = "";
     CU_ASSERT_EQUAL_FATAL(res_load_set(dir, &s, err, sizeof err), 0);
@@ -340,7 +341,8 @@ CU_TestInfo results_tests[] = {
      test_repeated_rows_are_one_entry_with_their_medians},
     {"a malformed row is rejected naming file and line",
      test_a_malformed_row_is_rejected_naming_file_and_line},
-    {"a missing file is absent, not an error", test_a_missing_file_is_absent_not_an_error},
+    {"a missing or empty file is absent, not an error",
+     test_a_missing_or_empty_file_is_absent_not_an_error},
     {"marker replacement keeps every byte outside the markers",
      test_marker_replacement_keeps_every_byte_outside_the_markers},
     {"a missing marker is reported and the file left alone",
