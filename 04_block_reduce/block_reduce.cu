@@ -1,133 +1,150 @@
-/* SPDX-License-Identifier: MIT */
-/* block_reduce.cu: stage 04, many elements per thread and a reusable two-level block reduce.
- *
- * Variants (each line: what it does, and the command that runs it alone):
- *   grid_stride         grid-stride loop over n, block_reduce_sum, grid sized by occupancy x SMs
- *                       build/04_block_reduce --variant grid_stride
- *   grid_stride_unroll  the same with 4 independent accumulators: 4 loads in flight per thread
- *                       build/04_block_reduce --variant grid_stride_unroll
- *   warp_per_row        row sums: one warp per row (stage 03's kernel, for comparison)
- *                       build/04_block_reduce --rows 4096 --cols 4096 --variant warp_per_row
- *   block_per_row       row sums: one block per row, block_reduce_sum, blocks loop over rows
- *                       build/04_block_reduce --rows 4096 --cols 4096 --variant block_per_row
- *
- * The full sums take exactly two launches: a right-sized grid writes one partial per block into
- * the workspace, then one block reduces those partials into d_out.
- */
+// SPDX-License-Identifier: MIT
+// 04_block_reduce/block_reduce.cu: Grid-stride loops and BlockReduceSum
+//
+// Many elements per thread and a reusable two-level block reduce. The full sums take exactly two
+// launches: a grid of the size the GPU holds at once writes one partial per block into the
+// workspace, then one block reduces those partials into d_out. README.md has the lesson.
+//
+// Variants (OP_SUM and OP_ROWSUM, float in, float out):
+//   grid_stride         grid-stride loop       build/04_block_reduce --variant grid_stride
+//   grid_stride_unroll  4 loads in flight      build/04_block_reduce --variant grid_stride_unroll
+//   warp_per_row        one warp per row (03)  build/04_block_reduce --variant warp_per_row
+//   block_per_row       one block per row      build/04_block_reduce --variant block_per_row
 #include "stage.h"
 
 #include <cuda_runtime.h>
 
-/* ------------------------------------------------------------------------------------------ */
-/* Constants                                                                                  */
-/* ------------------------------------------------------------------------------------------ */
+// -------------------------------------------------------------------------------------------------
+// Constants
 
-/* A warp is 32 lanes on every NVIDIA GPU so far; shuffle offsets 16, 8, 4, 2, 1 come from it. */
-static constexpr int WARP_SIZE = 32;
-/* Every lane of the warp takes part in each shuffle below. */
+// A warp is 32 lanes on every NVIDIA GPU so far; the shuffle offsets 16, 8, 4, 2, 1 come from it.
+static constexpr unsigned WARP_SIZE = 32;
+
+// Every lane of the warp takes part in each shuffle below.
 static constexpr unsigned FULL_MASK = 0xffffffffu;
-/* 256 threads = 8 warps, as in stage 03; a block holds at most 1024 threads, so
-   block_reduce_sum never needs more than 1024 / 32 = 32 slots, one warp's worth. */
-static constexpr int BLOCK_SIZE = 256;
-static constexpr int WARPS_PER_BLOCK = BLOCK_SIZE / WARP_SIZE;
-/* Independent accumulators in grid_stride_unroll: 4 loads issued before the first add. */
+
+// 256 threads = 8 warps of 32 lanes: a multiple of 32 so no warp is partly empty, a power of two
+// so every step of the tree halves it exactly, and 8 blocks fill the 2048 thread slots of an SM
+// (sm_80, sm_90) while a thread needs at most 32 registers (65536 per SM / 2048 threads).
+static constexpr unsigned BLOCK_SIZE = 256;
+
+// One shared slot per warp. A block holds at most 1024 threads = 32 warps, so the slots never
+// outnumber the lanes of the warp that reads them back.
+static constexpr unsigned WARPS_PER_BLOCK = BLOCK_SIZE / WARP_SIZE;
+
+// Independent accumulators in grid_stride_unroll: 4 loads issued before the first add.
 static constexpr int UNROLL = 4;
-/* gridDim.x may be at most 2^31 - 1 (compute capability 3.0 and later). */
+
+// The largest gridDim.x the hardware accepts (2^31 - 1, every GPU since sm_30).
 static constexpr size_t MAX_GRID_X = 2147483647u;
-/* Size of the per-device caches of the occupancy query; device ids beyond it are queried on
-   every call (correct, just not cached). */
+
+// Size of the per-device caches of the occupancy query; device ids beyond it are queried on
+// every call (correct, just not cached).
 static constexpr int MAX_CACHED_DEVICES = 64;
 
-static_assert(BLOCK_SIZE % WARP_SIZE == 0, "block_reduce_sum assumes whole warps");
+static_assert(BLOCK_SIZE % WARP_SIZE == 0, "the block is whole warps");
 static_assert(WARPS_PER_BLOCK <= WARP_SIZE, "warp 0 must hold one slot per warp");
 
-/* ------------------------------------------------------------------------------------------ */
-/* Device helpers                                                                             */
-/* ------------------------------------------------------------------------------------------ */
+// -------------------------------------------------------------------------------------------------
+// Device helpers
 
-/* Sum of v over the 32 lanes, valid in lane 0 (copied from stage 03). A lane whose partner
-   would be past lane 31 gets its own value back; those upper lanes end with unread junk. */
+// Sum of v over the 32 lanes, valid in lane 0. Each step lane i adds the value of lane
+// i + offset; a lane whose partner would be past lane 31 gets its own value back, so the upper
+// lanes end with junk that nobody reads. The shuffle is a register-to-register exchange with the
+// synchronisation built in: every lane named in the mask must reach the same call.
 static __device__ __forceinline__ float warp_reduce_sum(float v)
 {
 #pragma unroll
-    for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+    for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
         v += __shfl_down_sync(FULL_MASK, v, offset);
-    return v;
-}
-
-/* Sum of v over the whole block, valid in thread 0; every thread of the block must call it
-   (it contains __syncthreads). s_warp_sums is the caller's __shared__ array of one slot per
-   warp. Same shape as PyTorch's BlockReduceSum: warp shuffle, one slot per warp, warp shuffle.
-   May be called back to back on the same slots (block_per_row does exactly that). */
-static __device__ __forceinline__ float block_reduce_sum(float v, float *s_warp_sums)
-{
-    const int lane = threadIdx.x % WARP_SIZE;
-    const int warp = threadIdx.x / WARP_SIZE;
-
-    v = warp_reduce_sum(v);
-    /* Barrier 1: a previous call may still have warp 0 reading the slots. Without this, a fast
-       warp of the next call would overwrite its slot before warp 0 has read the old value. */
-    __syncthreads();
-    if (lane == 0)
-        s_warp_sums[warp] = v;
-    /* Barrier 2: every slot is written before warp 0 reads them. */
-    __syncthreads();
-    if (warp == 0) {
-        v = (lane < WARPS_PER_BLOCK) ? s_warp_sums[lane] : 0.0f;
-        v = warp_reduce_sum(v);
     }
     return v;
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* Kernels                                                                                    */
-/* ------------------------------------------------------------------------------------------ */
+// Sum of v over the whole block, valid in thread 0; every thread of the block must call it (it
+// contains __syncthreads). s_warp_sums is the caller's __shared__ array of one slot per warp.
+// 03_shuffle's shuffle_down_tree as a helper, the shape of PyTorch's BlockReduceSum: warp
+// shuffle, one slot per warp, warp shuffle. May be called back to back on the same slots
+// (block_per_row does exactly that).
+static __device__ __forceinline__ float block_reduce_sum(float v, float *s_warp_sums)
+{
+    const unsigned lane = threadIdx.x % WARP_SIZE;
+    const unsigned warp = threadIdx.x / WARP_SIZE;
 
-/* Idea: grid-stride loop (i, i + G, i + 2G, ...) over a resident-sized grid, block_reduce_sum.
-   Fixes: stage 03's two elements per thread (2^28 floats -> 2^19 blocks and four launches).
-   Cost: one load in flight per thread (each add waits for its load); always two launches.
-   Run: build/04_block_reduce --variant grid_stride */
+    v = warp_reduce_sum(v);
+    // Barrier 1: a previous call may still have warp 0 reading the slots. Without it, a fast warp
+    // of the next call would overwrite its slot before warp 0 has read the old value.
+    __syncthreads();
+    if (lane == 0)
+        s_warp_sums[warp] = v;
+    // Barrier 2: every slot is written before warp 0 reads them.
+    __syncthreads();
+    if (warp == 0) {
+        v = (lane < WARPS_PER_BLOCK) ? s_warp_sums[lane] : 0.0f;
+        // BEGIN SOLUTION
+        // HINT: lane l of warp 0 now holds warp l's sum (0 past the last warp): reduce them
+        v = warp_reduce_sum(v);
+        // END SOLUTION
+    }
+    return v;
+}
+
+// -------------------------------------------------------------------------------------------------
+// Kernels
+
+// Idea:  a grid-stride loop (i, i + G, i + 2G, ...) over a grid of resident size, then
+//        block_reduce_sum.
+// Fixes: 03_shuffle's two elements per thread (2^28 floats -> 2^19 blocks and four launches).
+// Cost:  one load in flight per thread (each add waits for its load); always two launches.
+// Run:   build/04_block_reduce --variant grid_stride
 static __global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_grid_stride(const float *in, float *out, size_t n)
+reduce_grid_stride(const float *__restrict__ d_in, float *__restrict__ d_out, size_t n)
 {
     __shared__ float s_warp_sums[WARPS_PER_BLOCK];
     const size_t stride = (size_t)gridDim.x * BLOCK_SIZE;
 
-    /* Consecutive threads read consecutive floats in every iteration: coalesced. */
+    // Consecutive threads read consecutive floats in every iteration: coalesced.
     float sum = 0.0f;
-    for (size_t i = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n; i += stride)
-        sum += in[i];
+    for (size_t i = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n; i += stride) {
+        // BEGIN SOLUTION
+        // HINT: add element i to this thread's sum
+        sum += d_in[i];
+        // END SOLUTION
+    }
 
     sum = block_reduce_sum(sum, s_warp_sums);
     if (threadIdx.x == 0)
-        out[blockIdx.x] = sum;
+        d_out[blockIdx.x] = sum;
 }
 
-/* Idea: grid_stride with UNROLL = 4 independent accumulators: 4 loads issued before any add.
-   Fixes: grid_stride's one outstanding load per thread (memory-level parallelism x4).
-   Cost: more registers; the last < 4 strides go through a one-load tail loop.
-   Run: build/04_block_reduce --variant grid_stride_unroll */
+// Idea:  grid_stride with UNROLL = 4 independent accumulators: 4 loads issued before any add.
+// Fixes: grid_stride's one outstanding load per thread (4x the bytes in flight).
+// Cost:  more registers; the last < 4 strides go through a one-load tail loop.
+// Run:   build/04_block_reduce --variant grid_stride_unroll
 static __global__ void __launch_bounds__(BLOCK_SIZE)
-reduce_grid_stride_unroll(const float *in, float *out, size_t n)
+reduce_grid_stride_unroll(const float *__restrict__ d_in, float *__restrict__ d_out, size_t n)
 {
     __shared__ float s_warp_sums[WARPS_PER_BLOCK];
     const size_t stride = (size_t)gridDim.x * BLOCK_SIZE;
     size_t i = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x;
 
-    float acc[UNROLL] = {}; /* fully unrolled below, so these live in registers */
-    /* All four indices are in range, so all four loads may be issued before any add. */
+    float acc[UNROLL] = {}; // fully unrolled below, so these live in registers
+    // All four indices are in range, so all four loads may be issued before any add.
     for (; i + (UNROLL - 1) * stride < n; i += UNROLL * stride) {
+        // BEGIN SOLUTION
+        // HINT: load elements i, i + stride, ... (UNROLL of them) first, then add each to its acc
         float x[UNROLL];
 #pragma unroll
         for (int k = 0; k < UNROLL; ++k)
-            x[k] = in[i + k * stride];
+            x[k] = d_in[i + k * stride];
 #pragma unroll
         for (int k = 0; k < UNROLL; ++k)
             acc[k] += x[k];
+        // END SOLUTION
     }
-    /* Tail: fewer than UNROLL strides left for this thread. */
+    // Tail: fewer than UNROLL strides left for this thread.
     for (; i < n; i += stride)
-        acc[0] += in[i];
+        acc[0] += d_in[i];
 
     float sum = 0.0f;
 #pragma unroll
@@ -135,63 +152,71 @@ reduce_grid_stride_unroll(const float *in, float *out, size_t n)
         sum += acc[k];
     sum = block_reduce_sum(sum, s_warp_sums);
     if (threadIdx.x == 0)
-        out[blockIdx.x] = sum;
+        d_out[blockIdx.x] = sum;
 }
 
-/* Idea: row sums with one warp per row (stage 03's kernel, unchanged, to compare on one run).
-   Fixes: nothing new here; the baseline for block_per_row.
-   Cost: a long row is summed by only 32 threads; 31 lanes idle when cols = 1.
-   Run: build/04_block_reduce --rows 4096 --cols 4096 --variant warp_per_row */
+// Idea:  row sums with one warp per row (03_shuffle's kernel, unchanged, to compare on one run).
+// Fixes: nothing new here; the baseline for block_per_row.
+// Cost:  a long row is summed by only 32 threads; 31 lanes idle when cols = 1.
+// Run:   build/04_block_reduce --variant warp_per_row --rows 4096 --cols 4096
 static __global__ void __launch_bounds__(BLOCK_SIZE)
-rowsum_warp_per_row(const float *in, float *out, size_t rows, size_t cols)
+rowsum_warp_per_row(const float *__restrict__ d_in, float *__restrict__ d_out, size_t rows,
+                    size_t cols)
 {
-    const int lane = threadIdx.x % WARP_SIZE;
+    const unsigned lane = threadIdx.x % WARP_SIZE;
     const size_t first_row = (size_t)blockIdx.x * WARPS_PER_BLOCK + threadIdx.x / WARP_SIZE;
     const size_t row_stride = (size_t)gridDim.x * WARPS_PER_BLOCK;
 
-    /* The row index is the same for all 32 lanes, so the warp reaches the shuffle together. */
+    // The row index is the same for all 32 lanes, so the whole warp runs the same number of
+    // iterations and reaches the shuffle together. The loop covers more rows than the grid.
     for (size_t row = first_row; row < rows; row += row_stride) {
-        const float *in_row = in + row * cols;
         float v = 0.0f;
+        // BEGIN SOLUTION
+        // HINT: lane l adds columns l, l + 32, l + 64, ... of this row
+        const float *d_row = d_in + row * cols;
         for (size_t c = lane; c < cols; c += WARP_SIZE)
-            v += in_row[c];
+            v += d_row[c];
+        // END SOLUTION
         v = warp_reduce_sum(v);
         if (lane == 0)
-            out[row] = v;
+            d_out[row] = v;
     }
 }
 
-/* Idea: row sums, one block per row, block_reduce_sum; capped grid, blocks loop over rows.
-   Fixes: warp_per_row's 32 threads per long row; here 256 threads share it (cols / 256 each).
-   Cost: two __syncthreads per row; short rows leave most of the block idle.
-   Run: build/04_block_reduce --rows 4096 --cols 4096 --variant block_per_row */
+// Idea:  row sums, one block per row, block_reduce_sum; a capped grid, blocks loop over rows.
+// Fixes: warp_per_row's 32 threads per long row; here 256 threads share it (cols / 256 each).
+// Cost:  two __syncthreads per row; short rows leave most of the block idle.
+// Run:   build/04_block_reduce --variant block_per_row --rows 1024 --cols 65536
 static __global__ void __launch_bounds__(BLOCK_SIZE)
-rowsum_block_per_row(const float *in, float *out, size_t rows, size_t cols)
+rowsum_block_per_row(const float *__restrict__ d_in, float *__restrict__ d_out, size_t rows,
+                     size_t cols)
 {
     __shared__ float s_warp_sums[WARPS_PER_BLOCK];
 
-    /* row depends only on blockIdx.x, so every thread of the block runs the same iterations
-       and meets the same __syncthreads inside block_reduce_sum. Iteration r + 1 reuses the
-       slots of iteration r: that reuse is why block_reduce_sum begins with a barrier. */
+    // row depends only on blockIdx.x, so every thread of the block runs the same iterations and
+    // meets the same __syncthreads inside block_reduce_sum. Iteration r + 1 reuses the slots of
+    // iteration r: that reuse is why block_reduce_sum begins with a barrier.
     for (size_t row = blockIdx.x; row < rows; row += gridDim.x) {
-        const float *in_row = in + row * cols;
         float v = 0.0f;
+        // BEGIN SOLUTION
+        // HINT: thread t adds columns t, t + BLOCK_SIZE, t + 2 * BLOCK_SIZE, ... of this row
+        const float *d_row = d_in + row * cols;
         for (size_t c = threadIdx.x; c < cols; c += BLOCK_SIZE)
-            v += in_row[c];
+            v += d_row[c];
+        // END SOLUTION
         v = block_reduce_sum(v, s_warp_sums);
         if (threadIdx.x == 0)
-            out[row] = v;
+            d_out[row] = v;
     }
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* Launchers                                                                                  */
-/* ------------------------------------------------------------------------------------------ */
+// -------------------------------------------------------------------------------------------------
+// Launchers
 
-/* Blocks that fit on the whole GPU at once for `kernel` at BLOCK_SIZE threads: the occupancy
-   calculator's blocks per SM times the SM count. The two queries cost host time on every
-   launch, so the answer is kept per device in `cache` (0 = not asked yet). Writes the count to
-   *blocks and returns cudaSuccess, or returns the query's error. */
+// Blocks that fit on the whole GPU at once for `kernel` at BLOCK_SIZE threads: the occupancy
+// calculator's blocks per SM times the SM count. The two queries cost host time on every launch,
+// so the answer is kept per device in `cache` (0 = not asked yet). Writes the count to *blocks and
+// returns cudaSuccess, or returns the query's error.
 static cudaError_t resident_blocks(const void *kernel, int *cache, size_t *blocks)
 {
     int dev = 0;
@@ -217,8 +242,8 @@ static cudaError_t resident_blocks(const void *kernel, int *cache, size_t *block
     return cudaSuccess;
 }
 
-/* One cache per kernel: register use, hence occupancy, differs between them. Not locked: two
-   host threads racing here would both run the same query and store the same answer. */
+// One cache per kernel: register use, hence occupancy, differs between them. Not locked: two
+// host threads racing here would both run the same query and store the same answer.
 static int g_cache_grid_stride[MAX_CACHED_DEVICES];
 static int g_cache_grid_stride_unroll[MAX_CACHED_DEVICES];
 static int g_cache_block_per_row[MAX_CACHED_DEVICES];
@@ -228,9 +253,9 @@ static size_t ceil_div(size_t a, size_t b)
     return (a + b - 1) / b;
 }
 
-/* Grid of a full sum: as many blocks as are resident at once, but no more than n needs
-   (elems_per_thread elements for each thread of the grid before the loop runs dry). If the
-   occupancy query fails, *blocks is the uncapped need: a safe upper bound for the workspace. */
+// Grid of a full sum: as many blocks as are resident at once, but no more than n needs
+// (elems_per_thread elements for each thread of the grid before the loop runs dry). If the
+// occupancy query fails, *blocks is the uncapped need: a safe upper bound for the workspace.
 static cudaError_t sum_grid(const void *kernel, int *cache, size_t n, size_t elems_per_thread,
                             size_t *blocks)
 {
@@ -243,11 +268,13 @@ static cudaError_t sum_grid(const void *kernel, int *cache, size_t n, size_t ele
     return err;
 }
 
+// Any n: the grid-stride loop covers n beyond the largest grid.
 static int supports_sum(size_t rows, size_t cols)
 {
     return rows == 1 && cols >= 1;
 }
 
+// Any matrix: the row loops cover rows beyond the largest grid.
 static int supports_rowsum(size_t rows, size_t cols)
 {
     return rows >= 1 && cols >= 1;
@@ -260,7 +287,7 @@ static size_t workspace_none(size_t rows, size_t cols)
     return 0;
 }
 
-/* One float per block of the first pass; none when one block already covers n. */
+// One float per block of the first pass; none when one block already covers n.
 static size_t workspace_grid_stride(size_t rows, size_t cols)
 {
     (void)rows;
@@ -278,12 +305,12 @@ static size_t workspace_grid_stride_unroll(size_t rows, size_t cols)
     return blocks > 1 ? blocks * sizeof(float) : 0;
 }
 
-typedef void (*sum_kernel_t)(const float *, float *, size_t);
+typedef void (*reduce_kernel_t)(const float *, float *, size_t);
 
-/* Pass 1: `blocks` blocks of `kernel` write one partial each into the workspace. Pass 2: one
-   block of reduce_grid_stride sums those partials (a few thousand at most) into d_out. With a
-   single block, pass 1 writes d_out directly. */
-static cudaError_t launch_two_pass(sum_kernel_t kernel, size_t blocks, const void *d_in,
+// Pass 1: `blocks` blocks of `kernel` write one partial each into the workspace. Pass 2: one block
+// of reduce_grid_stride sums those partials (a few thousand at most) into d_out. With a single
+// block, pass 1 writes d_out directly. Returns the first launch error or cudaSuccess.
+static cudaError_t launch_two_pass(reduce_kernel_t kernel, size_t blocks, const void *d_in,
                                    void *d_out, size_t n, void *d_workspace, cudaStream_t s)
 {
     float *d_partials = (float *)d_workspace;
@@ -298,10 +325,13 @@ static cudaError_t launch_two_pass(sum_kernel_t kernel, size_t blocks, const voi
     return cudaGetLastError();
 }
 
+// Each launcher returns cudaErrorInvalidValue for a shape its supports() rejects, else the first
+// error of the occupancy query or the launches, or cudaSuccess.
 static cudaError_t launch_grid_stride(const void *d_in, void *d_out, size_t rows, size_t cols,
                                       void *d_workspace, cudaStream_t s)
 {
-    (void)rows;
+    if (!supports_sum(rows, cols))
+        return cudaErrorInvalidValue;
     size_t blocks = 0;
     const cudaError_t err = sum_grid((const void *)reduce_grid_stride, g_cache_grid_stride,
                                      cols, 1, &blocks);
@@ -313,7 +343,8 @@ static cudaError_t launch_grid_stride(const void *d_in, void *d_out, size_t rows
 static cudaError_t launch_grid_stride_unroll(const void *d_in, void *d_out, size_t rows,
                                              size_t cols, void *d_workspace, cudaStream_t s)
 {
-    (void)rows;
+    if (!supports_sum(rows, cols))
+        return cudaErrorInvalidValue;
     size_t blocks = 0;
     const cudaError_t err = sum_grid((const void *)reduce_grid_stride_unroll,
                                      g_cache_grid_stride_unroll, cols, UNROLL, &blocks);
@@ -322,10 +353,12 @@ static cudaError_t launch_grid_stride_unroll(const void *d_in, void *d_out, size
     return launch_two_pass(reduce_grid_stride_unroll, blocks, d_in, d_out, cols, d_workspace, s);
 }
 
-/* As in stage 03: enough blocks for one warp per row, capped at the gridDim.x limit. */
+// As in 03_shuffle: enough blocks for one warp per row, capped at the gridDim.x limit.
 static cudaError_t launch_warp_per_row(const void *d_in, void *d_out, size_t rows, size_t cols,
                                        void *d_workspace, cudaStream_t s)
 {
+    if (!supports_rowsum(rows, cols))
+        return cudaErrorInvalidValue;
     (void)d_workspace;
     size_t blocks = ceil_div(rows, WARPS_PER_BLOCK);
     if (blocks > MAX_GRID_X)
@@ -335,11 +368,13 @@ static cudaError_t launch_warp_per_row(const void *d_in, void *d_out, size_t row
     return cudaGetLastError();
 }
 
-/* One block per row, but never more blocks than are resident at once: each block then walks
-   rows blockIdx.x, + gridDim.x, ... and reuses its shared slots row after row. */
+// One block per row, but never more blocks than are resident at once: each block then walks rows
+// blockIdx.x, + gridDim.x, ... and reuses its shared slots row after row.
 static cudaError_t launch_block_per_row(const void *d_in, void *d_out, size_t rows, size_t cols,
                                         void *d_workspace, cudaStream_t s)
 {
+    if (!supports_rowsum(rows, cols))
+        return cudaErrorInvalidValue;
     (void)d_workspace;
     size_t blocks = 0;
     const cudaError_t err = resident_blocks((const void *)rowsum_block_per_row,
@@ -353,9 +388,8 @@ static cudaError_t launch_block_per_row(const void *d_in, void *d_out, size_t ro
     return cudaGetLastError();
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* Variant table and descriptor                                                               */
-/* ------------------------------------------------------------------------------------------ */
+// -------------------------------------------------------------------------------------------------
+// Variant table
 
 static const variant_t variants[] = {
     { "grid_stride",
@@ -374,6 +408,6 @@ static const variant_t variants[] = {
 };
 
 extern "C" const stage_t stage_04_block_reduce = {
-    "04_block_reduce", "Grid-stride loop and BlockReduceSum", variants,
+    "04_block_reduce", "Grid-stride loops and BlockReduceSum", variants,
     sizeof(variants) / sizeof(variants[0])
 };
