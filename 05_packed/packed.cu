@@ -1,629 +1,347 @@
-/* SPDX-License-Identifier: MIT */
-/* 05_packed: every thread moves 16 bytes per load instruction (a Packed<float, 4>),
- * for the full sum and for row sums, with misaligned heads and ragged tails done in scalar.
- *
- *   packed_sum             build/05_packed --variant packed_sum
- *   subwarp_per_row        build/05_packed --variant subwarp_per_row --rows 2097152 --cols 32
- *   warp_per_row_packed    build/05_packed --variant warp_per_row_packed --rows 65536 --cols 1024
- *   block_per_row_packed   build/05_packed --variant block_per_row_packed --rows 1024 --cols 65536
- *   dispatch               build/05_packed --variant dispatch --rows 4096 --cols 1000
- *
- * Every kernel splits its span of floats the same way: HEAD (the 0..3 floats before the
- * first 16-byte boundary), BODY (whole 16-byte packs), TAIL (the 0..3 floats left over).
- * The body is read with 16-byte loads, the head and tail with 4-byte loads.
- */
-#include <stdint.h>
-#include <cuda_runtime.h>
+// SPDX-License-Identifier: MIT
+// 05_packed/packed.cu: Packed 16-byte loads
+//
+// 04_block_reduce's kernels with one change: the body of every span of floats is read in 16-byte
+// packs (one LDG.E.128 moves 4 floats), so each load instruction brings 4x the bytes. A span is
+// cut at 16-byte boundaries: HEAD (the 0..3 floats before the first boundary), BODY (whole packs),
+// TAIL (the 0..3 floats after the last pack); head and tail are read with 4-byte loads. Every row
+// is cut on its own: a row starts on a boundary only when d_in does and cols % 4 == 0. The full
+// sum keeps 04's two launches. README.md has the lesson.
+//
+// Variants (OP_SUM and OP_ROWSUM, float in, float out):
+//   packed_sum            grid-stride over packs  build/05_packed --variant packed_sum
+//   warp_per_row_packed   one warp per row        build/05_packed --variant warp_per_row_packed
+//   block_per_row_packed  one block per row       build/05_packed --variant block_per_row_packed
 #include "stage.h"
 
-/* ------------------------------------------------------------------------- */
-/* Constants                                                                  */
-/* ------------------------------------------------------------------------- */
+#include <cuda_runtime.h>
+#include <stdint.h>
 
-#define WARP_SIZE 32            /* lanes per warp on every NVIDIA GPU so far */
-#define FULL_MASK 0xffffffffu   /* all 32 lanes take part in the shuffle */
+// -------------------------------------------------------------------------------------------------
+// Constants
 
-/* 16 bytes is the widest load one thread can issue (LDG.E.128): 4 floats. */
-#define PACK_BYTES 16
-#define PACK (PACK_BYTES / (int)sizeof(float))
+// A warp is 32 lanes on every NVIDIA GPU so far; the shuffle offsets 16, 8, 4, 2, 1 come from it.
+static constexpr unsigned WARP_SIZE = 32;
 
-/* 256 threads = 8 warps: whole warps, and small enough that several blocks share an SM
-   (how many is asked of the occupancy API at run time, never assumed). */
-#define BLOCK 256
+// Every lane of the warp takes part in each shuffle below.
+static constexpr unsigned FULL_MASK = 0xffffffffu;
 
-/* Independent 16-byte loads each thread issues before it adds any of them. By Little's law
-   an SM must keep (its share of the bandwidth) x (memory latency) bytes in flight; with
-   4 x 16 B per thread and 1024 or more threads per SM that is 64 KB, several times what
-   H100/H200 ask of one SM. */
-#define UNROLL 4
+// 256 threads = 8 warps of 32 lanes: a multiple of 32 so no warp is partly empty, a power of two
+// so every step of the tree halves it exactly, and 8 blocks fill the 2048 thread slots of an SM
+// (sm_80, sm_90) while a thread needs at most 32 registers (65536 per SM / 2048 threads).
+static constexpr unsigned BLOCK_SIZE = 256;
 
-/* __launch_bounds__(BLOCK, MIN_BLOCKS): at least 4 resident blocks, so at most 64 registers
-   a thread. That leaves ptxas room to keep all loads of a lap in flight instead of reusing
-   the first load's registers before the last one is issued; 4 x 256 threads x 4 loads x
-   16 B = 64 KB in flight per SM is still ample. */
-#define MIN_BLOCKS 4
+// One shared slot per warp. A block holds at most 1024 threads = 32 warps, so the slots never
+// outnumber the lanes of the warp that reads them back.
+static constexpr unsigned WARPS_PER_BLOCK = BLOCK_SIZE / WARP_SIZE;
 
-/* Rows one group of lanes keeps side by side in the sub-warp kernel, so short rows also
-   have several loads in flight per lane. Groups of 1 or 2 lanes hold up to 3 head and 3
-   tail floats per row each (ceil(3/G) rounds), so they keep 2 rows to stay in 64 registers. */
-#define ROWS_IN_FLIGHT 4
-#define ROWS_IN_FLIGHT_NARROW 2
+// 16 bytes is the widest load one thread can issue (LDG.E.128): a pack of 4 floats.
+static constexpr size_t PACK_BYTES = 16;
+static constexpr size_t PACK = PACK_BYTES / sizeof(float);
 
-/* The aligned fast path has no head or tail registers to keep, so each group holds 8 rows:
-   8 x 16 B in flight per lane from a handful of instructions. */
-#define ROWS_IN_FLIGHT_ALIGNED 8
+// Independent pack loads per lap of packed_sum, as in 04, now 4 x 16 bytes. Held to 32 registers
+// (MIN_BLOCKS_PER_SM), ptxas overlaps 2 to 3 of them: still 32 to 48 bytes in flight per thread.
+static constexpr int UNROLL = 4;
 
-/* dispatch: a warp of 32 lanes x 4 floats covers 128 columns per load instruction. Up to
-   512 columns (4 laps of a warp) a group with 4 rows at once has more loads in flight than
-   one row has packs per lane; up to 4096 a warp per row (4 packs in flight) still finds
-   enough rows to keep every SM busy; beyond that rows are few and long: a block per row. */
-#define SUBWARP_MAX_COLS 512
-#define WARP_ROW_MAX_COLS 4096
+// Threads one SM holds (CUDA C++ Programming Guide, compute capabilities): 1024 on sm_75, 1536
+// on sm_86 to sm_89 and sm_120, 2048 on sm_80, sm_90, sm_100. Device code is compiled once per
+// architecture with __CUDA_ARCH__ set, so each gets its own number (the Guide's pattern).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+static constexpr unsigned SM_MAX_THREADS = 1024;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 860 && __CUDA_ARCH__ <= 890
+static constexpr unsigned SM_MAX_THREADS = 1536;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
+static constexpr unsigned SM_MAX_THREADS = 1536;
+#else
+static constexpr unsigned SM_MAX_THREADS = 2048;
+#endif
 
-/* ------------------------------------------------------------------------- */
-/* Packed<T, N>: N elements that one instruction moves                        */
-/* ------------------------------------------------------------------------- */
+// Blocks that stay resident per SM: all it has thread slots for (8 on sm_80, sm_90), so ptxas
+// fits a thread in 65536 / 2048 = 32 registers. A pack takes 4 registers where a float took 1,
+// and ptxas spends what a bound allows: with 4 here it gives these kernels 42 to 62 registers
+// (nvcc -Xptxas -v; 32 to 40 with no minimum) and 4 blocks fit per SM. block_per_row_packed
+// shows the cost: at 1024 columns a row is 256 packs, ONE 16-byte load in flight per thread per
+// row, the same bytes as 04's block_per_row (nvcc unrolls its loop into four 4-byte loads). By
+// Little's law (bandwidth = bytes in flight / latency) 8 blocks x 256 threads x 16 B = 32 KB per
+// SM ties 04; 4 blocks hold 16 KB and get about half. Packing pays at 1024 columns only where a
+// thread holds several packs of a row (warp_per_row_packed: 8 per lane), and on long rows.
+static constexpr int MIN_BLOCKS_PER_SM = SM_MAX_THREADS / BLOCK_SIZE;
 
-/* The alignment is what lets the compiler emit one 16-byte load: a 16-byte access must
-   start on a 16-byte boundary, and alignas promises that every Packed does. */
-template <typename T, int N>
+// The largest gridDim.x the hardware accepts (2^31 - 1, every GPU since sm_30).
+static constexpr size_t MAX_GRID_X = 2147483647u;
+
+// Size of the per-device caches of the occupancy query; device ids beyond it are queried on
+// every call (correct, just not cached).
+static constexpr int MAX_CACHED_DEVICES = 64;
+
+static_assert(BLOCK_SIZE % WARP_SIZE == 0, "the block is whole warps");
+static_assert(WARPS_PER_BLOCK <= WARP_SIZE, "warp 0 must hold one slot per warp");
+
+// -------------------------------------------------------------------------------------------------
+// Device helpers
+
+// Sum of v over the 32 lanes, valid in lane 0. Each step lane i adds the value of lane
+// i + offset; a lane whose partner would be past lane 31 gets its own value back, so the upper
+// lanes end with junk that nobody reads. The shuffle is a register-to-register exchange with the
+// synchronisation built in: every lane named in the mask must reach the same call.
+static __device__ __forceinline__ float warp_reduce_sum(float v)
+{
+#pragma unroll
+    for (unsigned offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
+        v += __shfl_down_sync(FULL_MASK, v, offset);
+    }
+    return v;
+}
+
+// Sum of v over the whole block, valid in thread 0; every thread of the block must call it (it
+// contains __syncthreads). s_warp_sums is the caller's __shared__ array of one slot per warp.
+// 03_shuffle's shuffle_down_tree as a helper, the shape of PyTorch's BlockReduceSum: warp
+// shuffle, one slot per warp, warp shuffle. May be called back to back on the same slots
+// (block_per_row does exactly that).
+static __device__ __forceinline__ float block_reduce_sum(float v, float *s_warp_sums)
+{
+    const unsigned lane = threadIdx.x % WARP_SIZE;
+    const unsigned warp = threadIdx.x / WARP_SIZE;
+
+    v = warp_reduce_sum(v);
+    // Barrier 1: a previous call may still have warp 0 reading the slots. Without it, a fast warp
+    // of the next call would overwrite its slot before warp 0 has read the old value.
+    __syncthreads();
+    if (lane == 0)
+        s_warp_sums[warp] = v;
+    // Barrier 2: every slot is written before warp 0 reads them.
+    __syncthreads();
+    if (warp == 0) {
+        v = (lane < WARPS_PER_BLOCK) ? s_warp_sums[lane] : 0.0f;
+        v = warp_reduce_sum(v);
+    }
+    return v;
+}
+
+// N elements that one instruction moves. alignas is what lets the compiler emit one 16-byte load:
+// such an access must start on a 16-byte boundary, and alignas promises that every Packed does.
+template <typename T, size_t N>
 struct alignas(sizeof(T) * N) Packed {
     T elem[N];
 };
 
 typedef Packed<float, PACK> pack_t;
 static_assert(sizeof(pack_t) == PACK_BYTES && alignof(pack_t) == PACK_BYTES,
-              "one pack must be exactly one 16-byte load");
+              "one pack is one 16-byte load");
 
-/* (a + b) + (c + d): two dependent adds instead of three, and no add of a zero. */
+// (a + b) + (c + d): two dependent adds instead of three.
 static __device__ __forceinline__ float pack_sum(const pack_t &v)
 {
     static_assert(PACK == 4, "pack_sum is written out for the 4 floats of a pack");
     return (v.elem[0] + v.elem[1]) + (v.elem[2] + v.elem[3]);
 }
 
-/* ------------------------------------------------------------------------- */
-/* Head / body / tail of a span of floats                                     */
-/* ------------------------------------------------------------------------- */
+// A span of floats cut at 16-byte boundaries.
+struct span_split {
+    size_t head;  // floats before the first 16-byte boundary (0..3)
+    size_t packs; // whole 16-byte packs after them
+    size_t tail;  // floats after the last pack (0..3)
+};
 
-static __host__ __device__ __forceinline__ size_t min_size(size_t a, size_t b)
+// p is 4-byte aligned (a float), so it sits 0..3 floats past a 16-byte boundary.
+static __device__ __forceinline__ span_split split_span(const float *p, size_t len)
 {
-    return a < b ? a : b;
-}
-
-static __host__ __device__ __forceinline__ size_t ceil_div(size_t a, size_t b)
-{
-    return (a + b - 1) / b;
-}
-
-typedef struct {
-    size_t head;    /* floats before the first 16-byte boundary (0..3) */
-    size_t packs;   /* whole 16-byte packs after them */
-    size_t tail;    /* floats after the last pack (0..3) */
-} span_split;
-
-/* p is 4-byte aligned (a float), so it sits 0..3 floats past a 16-byte boundary. A row
-   r of a [rows, cols] matrix starts at d_in + r*cols, which is 16-byte aligned only when
-   d_in is and cols % 4 == 0, so every row is split on its own. */
-static __host__ __device__ __forceinline__ span_split split_span(const float *p, size_t len)
-{
-    const size_t past = (size_t)(((uintptr_t)p / sizeof(float)) % PACK);
+    const size_t past = ((uintptr_t)p / sizeof(float)) % PACK;
+    const size_t head = (PACK - past) % PACK;
     span_split sp;
-    sp.head = min_size((PACK - past) % PACK, len);
+    sp.head = head < len ? head : len;
     sp.packs = (len - sp.head) / PACK;
     sp.tail = len - sp.head - sp.packs * PACK;
     return sp;
 }
 
-/* Head and tail with 4-byte loads. rank is this thread's place among the WIDTH threads
-   that share the span; each end holds at most 3 floats, so ceil(3 / WIDTH) rounds.
-   Loading and adding are two steps: a kernel loads the edges before its body loop and
-   adds them after it, so their latency hides under the body's loads instead of adding a
-   round trip of its own. */
-template <int WIDTH>
-struct edge_vals {
-    static constexpr int ROUNDS = (PACK - 1 + WIDTH - 1) / WIDTH;
-    float v[2 * ROUNDS];
-};
-
-template <int WIDTH>
-static __device__ __forceinline__ edge_vals<WIDTH> edges_load(const float *__restrict__ p,
-                                                              span_split sp, size_t rank)
+// Sum of the head and tail floats this thread takes: one float each for the threads of rank 0..2
+// among those that share the span (a warp, a block or the grid: never fewer than 3), 0 for every
+// other thread. An aligned span (head = tail = 0) predicates both loads off and pays nothing; a
+// misaligned one pays a round trip before its body loads.
+static __device__ __forceinline__ float edges_sum(const float *__restrict__ p, span_split sp,
+                                                  size_t rank)
 {
-    const float *tail = p + sp.head + sp.packs * PACK;
-    edge_vals<WIDTH> e;
-#pragma unroll
-    for (int r = 0; r < edge_vals<WIDTH>::ROUNDS; ++r) {
-        const size_t i = rank + (size_t)r * WIDTH;
-        e.v[2 * r] = i < sp.head ? p[i] : 0.0f;
-        e.v[2 * r + 1] = i < sp.tail ? tail[i] : 0.0f;
-    }
-    return e;
-}
-
-template <int WIDTH>
-static __device__ __forceinline__ float edges_add(const edge_vals<WIDTH> &e)
-{
-    float s = 0.0f;
-#pragma unroll
-    for (int j = 0; j < 2 * edge_vals<WIDTH>::ROUNDS; ++j)
-        s += e.v[j];
-    return s;
-}
-
-/* Packs first, first + stride, ... of the body. A full lap issues N_LOADS independent
-   16-byte loads before the first add waits on one; the last partial lap goes one by one. */
-template <int N_LOADS>
-static __device__ __forceinline__ float packs_sum(const pack_t *__restrict__ body, size_t n_packs,
-                                                  size_t first, size_t stride)
-{
-    float acc = 0.0f;
-    size_t q = first;
-    for (; q + (N_LOADS - 1) * stride < n_packs; q += N_LOADS * stride) {
-        pack_t v[N_LOADS];
-#pragma unroll
-        for (int u = 0; u < N_LOADS; ++u)
-            v[u] = body[q + u * stride];
-#pragma unroll
-        for (int u = 0; u < N_LOADS; ++u)
-            acc += pack_sum(v[u]);
-    }
-    for (; q < n_packs; q += stride)
-        acc += pack_sum(body[q]);
-    return acc;
-}
-
-/* ------------------------------------------------------------------------- */
-/* Warp, group and block reductions                                           */
-/* ------------------------------------------------------------------------- */
-
-/* Butterfly over the G lanes of one aligned group (lanes g*G .. g*G+G-1): xor with an
-   offset below G never leaves the group, so after log2(G) steps every lane of the group
-   holds the group's sum. The mask names the lanes that execute this call: the whole
-   warp (every lane belongs to some group, and all arrive together), not the group.
-   width = G cuts the warp into 32/G segments and takes lane numbers modulo G; with
-   offsets below G it changes no result, it states the grouping. */
-template <int G>
-static __device__ __forceinline__ float group_reduce_sum(float v)
-{
-    static_assert(G >= 1 && G <= WARP_SIZE && (G & (G - 1)) == 0,
-                  "a group is a power-of-two slice of one warp");
-#pragma unroll
-    for (int offset = G / 2; offset > 0; offset /= 2)
-        v += __shfl_xor_sync(FULL_MASK, v, offset, G);
+    float v = 0.0f;
+    if (rank < sp.head)
+        v += p[rank];
+    if (rank < sp.tail)
+        v += p[sp.head + sp.packs * PACK + rank];
     return v;
 }
 
-/* Warp shuffle, one shared slot per warp, warp shuffle (as in 04_block_reduce).
-   The result is valid in thread 0. */
-template <int THREADS>
-static __device__ __forceinline__ float block_reduce_sum(float v)
+// -------------------------------------------------------------------------------------------------
+// Kernels
+
+// Idea:  04's grid_stride_unroll over 16-byte packs, UNROLL = 4 independent pack loads per lap;
+//        the grid's first threads also take the 0..3 floats of head and tail.
+// Fixes: 04's 4-byte loads: a lap moves 64 bytes per thread instead of 16, in the same 4 loads.
+// Cost:  head/tail bookkeeping; still two launches, a fixed cost that shows below ~2^20 floats.
+// Run:   build/05_packed --variant packed_sum
+static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_PER_SM)
+reduce_packed_sum(const float *__restrict__ d_in, float *__restrict__ d_out, size_t n)
 {
-    static_assert(THREADS % WARP_SIZE == 0 && THREADS <= 1024, "whole warps, at most 1024 threads");
-    constexpr int WARPS = THREADS / WARP_SIZE;
-    __shared__ float warp_sums[WARPS];
-    const int lane = threadIdx.x % WARP_SIZE;
-    const int warp = threadIdx.x / WARP_SIZE;
-
-    v = group_reduce_sum<WARP_SIZE>(v);
-    __syncthreads();    /* a previous call (the last row) may still be reading warp_sums */
-    if (lane == 0)
-        warp_sums[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < WARPS ? warp_sums[lane] : 0.0f;
-        v = group_reduce_sum<WARP_SIZE>(v);
-    }
-    return v;
-}
-
-/* ------------------------------------------------------------------------- */
-/* Kernels                                                                    */
-/* ------------------------------------------------------------------------- */
-
-/* Full sum, one partial per block: a grid-stride loop over 16-byte packs with UNROLL
-   loads in flight per thread. The first 3 threads of the grid also take the head and
-   the tail (a grid has at least BLOCK threads). Launched twice by run_packed_sum. */
-static __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-reduce_packed(const float *__restrict__ d_in, float *__restrict__ d_out, size_t n)
-{
-    const size_t tid = (size_t)blockIdx.x * BLOCK + threadIdx.x;
-    const size_t n_threads = (size_t)gridDim.x * BLOCK;
+    __shared__ float s_warp_sums[WARPS_PER_BLOCK];
+    const size_t stride = (size_t)gridDim.x * BLOCK_SIZE;
+    size_t i = (size_t)blockIdx.x * BLOCK_SIZE + threadIdx.x;
     const span_split sp = split_span(d_in, n);
-    const pack_t *body = reinterpret_cast<const pack_t *>(d_in + sp.head);
+    const pack_t *d_body = reinterpret_cast<const pack_t *>(d_in + sp.head);
+    const float edges = edges_sum(d_in, sp, i);
 
-    const edge_vals<BLOCK> edges = edges_load<BLOCK>(d_in, sp, tid);
-    float acc = packs_sum<UNROLL>(body, sp.packs, tid, n_threads);
-    acc += edges_add(edges);
-    acc = block_reduce_sum<BLOCK>(acc);
+    float acc[UNROLL] = {}; // fully unrolled below, so these live in registers
+    // All four packs are in range, so all four loads may be issued before any add.
+    for (; i + (UNROLL - 1) * stride < sp.packs; i += UNROLL * stride) {
+        // BEGIN SOLUTION
+        // HINT: load packs i, i + stride, ... (UNROLL of them) of d_body first, then add each
+        pack_t x[UNROLL];
+#pragma unroll
+        for (int k = 0; k < UNROLL; ++k)
+            x[k] = d_body[i + k * stride];
+#pragma unroll
+        for (int k = 0; k < UNROLL; ++k)
+            acc[k] += pack_sum(x[k]);
+        // END SOLUTION
+    }
+    // Tail: fewer than UNROLL strides of packs left for this thread.
+    for (; i < sp.packs; i += stride)
+        acc[0] += pack_sum(d_body[i]);
+
+    float sum = edges;
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k)
+        sum += acc[k];
+    sum = block_reduce_sum(sum, s_warp_sums);
     if (threadIdx.x == 0)
-        d_out[blockIdx.x] = acc;
+        d_out[blockIdx.x] = sum;
 }
 
-/* Row sums with a group of G lanes per row (32/G rows per warp). ROWS > 1: each group
-   keeps ROWS rows side by side and loads one pack of each per lap, so short rows (cols
-   <= 4G: at most one pack per lane) still have ROWS loads in flight. ROWS == 1: one row
-   per group, UNROLL packs of it in flight (G = 32 is the classic warp per row).
-   The block walks tiles of (BLOCK/G) * ROWS consecutive rows with a bound that is the
-   same for the whole block, so every lane of every warp reaches the full-mask shuffles. */
-template <int G, int ROWS>
-static __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-rowsum_groups(const float *__restrict__ d_in, float *__restrict__ d_out, size_t rows, size_t cols)
+// Idea:  04's warp_per_row over 16-byte packs: lane l adds packs l, l + 32, ... of its row.
+// Fixes: 4 bytes per load: a warp now reads 512 bytes of its row per load instruction, and the
+//        loop nvcc unrolls by 4 keeps 64 bytes per lane in flight instead of 16.
+// Cost:  one warp per row: a few long rows leave most SMs idle, short rows idle most lanes.
+// Run:   build/05_packed --variant warp_per_row_packed
+static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_PER_SM)
+rowsum_warp_per_row_packed(const float *__restrict__ d_in, float *__restrict__ d_out, size_t rows,
+                           size_t cols)
 {
-    constexpr int GROUPS = BLOCK / G;                /* groups (rows at once) per block */
-    constexpr size_t TILE = (size_t)GROUPS * ROWS;   /* rows per block per lap */
-    const int rank = threadIdx.x % G;                /* lane within the group */
-    const int group = threadIdx.x / G;
+    const unsigned lane = threadIdx.x % WARP_SIZE;
+    const size_t first_row = (size_t)blockIdx.x * WARPS_PER_BLOCK + threadIdx.x / WARP_SIZE;
+    const size_t row_stride = (size_t)gridDim.x * WARPS_PER_BLOCK;
 
-    for (size_t base = blockIdx.x * TILE; base < rows; base += gridDim.x * TILE) {
-        const pack_t *body[ROWS];
-        size_t packs[ROWS];
-        edge_vals<G> edges[ROWS];
-        float acc[ROWS];
-        size_t most = 0;
-#pragma unroll
-        for (int k = 0; k < ROWS; ++k) {
-            /* Instruction k of a warp reads 32/G neighbouring rows: one contiguous stretch. */
-            const size_t row = base + (size_t)k * GROUPS + group;
-            const bool live = row < rows;
-            const float *p = d_in + (live ? row : 0) * cols;
-            const span_split sp = split_span(p, live ? cols : 0);
-            edges[k] = edges_load<G>(p, sp, rank);
-            body[k] = reinterpret_cast<const pack_t *>(p + sp.head);
-            packs[k] = sp.packs;
-            most = packs[k] > most ? packs[k] : most;
-        }
-        if (ROWS == 1) {
-            acc[0] = packs_sum<UNROLL>(body[0], packs[0], rank, G);
-        } else {
-#pragma unroll
-            for (int k = 0; k < ROWS; ++k)
-                acc[k] = 0.0f;
-            for (size_t q = rank; q < most; q += G) {
-                pack_t v[ROWS];
-#pragma unroll
-                for (int k = 0; k < ROWS; ++k)
-                    v[k] = q < packs[k] ? body[k][q] : pack_t{};
-#pragma unroll
-                for (int k = 0; k < ROWS; ++k)
-                    acc[k] += pack_sum(v[k]);
-            }
-        }
-#pragma unroll
-        for (int k = 0; k < ROWS; ++k)
-            acc[k] = group_reduce_sum<G>(acc[k] + edges_add(edges[k]));
-        if (rank == 0) {
-#pragma unroll
-            for (int k = 0; k < ROWS; ++k) {
-                const size_t row = base + (size_t)k * GROUPS + group;
-                if (row < rows)
-                    d_out[row] = acc[k];
-            }
-        }
+    // The row index is the same for all 32 lanes, so the whole warp runs the same number of
+    // iterations and reaches the shuffle together. The loop covers more rows than the grid.
+    for (size_t row = first_row; row < rows; row += row_stride) {
+        const float *d_row = d_in + row * cols;
+        const span_split sp = split_span(d_row, cols);
+        float v = edges_sum(d_row, sp, lane);
+        // BEGIN SOLUTION
+        // HINT: lane l adds packs l, l + 32, l + 64, ... of the row's body (d_row + sp.head)
+        const pack_t *d_body = reinterpret_cast<const pack_t *>(d_row + sp.head);
+        for (size_t q = lane; q < sp.packs; q += WARP_SIZE)
+            v += pack_sum(d_body[q]);
+        // END SOLUTION
+        v = warp_reduce_sum(v);
+        if (lane == 0)
+            d_out[row] = v;
     }
 }
 
-/* The same when every row is aligned: d_in on a 16-byte boundary and cols % 4 == 0 put every
-   row start on one, and a row holds cols/4 whole packs, at most one per lane (G is the smallest
-   group with 4G >= cols). So a lane issues one predicated 16-byte load per row and nothing
-   else: no head, no tail, no loop. The general kernel above spends more instructions on those
-   per row than on the row itself when rows are 32 floats long. */
-template <int G, int ROWS>
-static __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-rowsum_groups_aligned(const float *__restrict__ d_in, float *__restrict__ d_out, size_t rows, size_t cols)
+// Idea:  04's block_per_row over 16-byte packs: thread t adds packs t, t + 256, ... of its row.
+// Fixes: 4 bytes per load: long rows keep 64 bytes per thread in flight instead of 16.
+// Cost:  two __syncthreads per row; at 1024 columns it only ties 04 (see MIN_BLOCKS_PER_SM).
+// Run:   build/05_packed --variant block_per_row_packed --rows 1024 --cols 65536
+static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_PER_SM)
+rowsum_block_per_row_packed(const float *__restrict__ d_in, float *__restrict__ d_out,
+                            size_t rows, size_t cols)
 {
-    constexpr int GROUPS = BLOCK / G;
-    constexpr size_t TILE = (size_t)GROUPS * ROWS;
-    const int rank = threadIdx.x % G;
-    const int group = threadIdx.x / G;
-    const size_t packs = cols / PACK;
-    const pack_t *in = reinterpret_cast<const pack_t *>(d_in);
+    __shared__ float s_warp_sums[WARPS_PER_BLOCK];
 
-    for (size_t base = blockIdx.x * TILE; base < rows; base += (size_t)gridDim.x * TILE) {
-        pack_t v[ROWS];
-#pragma unroll
-        for (int k = 0; k < ROWS; ++k) {
-            /* instruction k of a warp reads 32/G neighbouring rows: one contiguous stretch */
-            const size_t row = base + (size_t)k * GROUPS + group;
-            v[k] = row < rows && (size_t)rank < packs ? in[row * packs + rank] : pack_t{};
-        }
-        float acc[ROWS];
-#pragma unroll
-        for (int k = 0; k < ROWS; ++k)
-            acc[k] = group_reduce_sum<G>(pack_sum(v[k]));
-        if (rank == 0) {
-#pragma unroll
-            for (int k = 0; k < ROWS; ++k) {
-                const size_t row = base + (size_t)k * GROUPS + group;
-                if (row < rows)
-                    d_out[row] = acc[k];
-            }
-        }
-    }
-}
-
-/* Row sums with a block per (row, segment): packed loads, block reduce. A row is cut
-   into `segs` segments of seg_len floats (a multiple of 4) only when rows are too few to
-   fill the GPU; then d_out is a [rows, segs] scratch matrix that a second, tiny row-sum
-   pass adds up in index order, so the result does not depend on block timing. */
-static __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS)
-rowsum_block(const float *__restrict__ d_in, float *__restrict__ d_out, size_t rows, size_t cols,
-             size_t segs, size_t seg_len)
-{
-    const size_t items = rows * segs;
-    for (size_t item = blockIdx.x; item < items; item += gridDim.x) {
-        const size_t row = item / segs;
-        const size_t start = (item - row * segs) * seg_len;
-        const float *p = d_in + row * cols + start;
-        const span_split sp = split_span(p, min_size(seg_len, cols - start));
-        const pack_t *body = reinterpret_cast<const pack_t *>(p + sp.head);
-
-        const edge_vals<BLOCK> edges = edges_load<BLOCK>(p, sp, threadIdx.x);
-        float acc = packs_sum<UNROLL>(body, sp.packs, threadIdx.x, BLOCK);
-        acc = block_reduce_sum<BLOCK>(acc + edges_add(edges));
+    // row depends only on blockIdx.x, so every thread of the block runs the same iterations and
+    // meets the same __syncthreads inside block_reduce_sum. Iteration r + 1 reuses the slots of
+    // iteration r: that reuse is why block_reduce_sum begins with a barrier.
+    for (size_t row = blockIdx.x; row < rows; row += gridDim.x) {
+        const float *d_row = d_in + row * cols;
+        const span_split sp = split_span(d_row, cols);
+        float v = edges_sum(d_row, sp, threadIdx.x);
+        // BEGIN SOLUTION
+        // HINT: thread t adds packs t, t + BLOCK_SIZE, ... of the row's body (d_row + sp.head)
+        const pack_t *d_body = reinterpret_cast<const pack_t *>(d_row + sp.head);
+        for (size_t q = threadIdx.x; q < sp.packs; q += BLOCK_SIZE)
+            v += pack_sum(d_body[q]);
+        // END SOLUTION
+        v = block_reduce_sum(v, s_warp_sums);
         if (threadIdx.x == 0)
-            d_out[item] = acc;
+            d_out[row] = v;
     }
 }
 
-/* ------------------------------------------------------------------------- */
-/* Launch helpers: how many blocks fit on the GPU at once                     */
-/* ------------------------------------------------------------------------- */
+// -------------------------------------------------------------------------------------------------
+// Launchers
 
-typedef struct {
-    int dev;        /* device the value was measured on; -1 before the first query */
-    int blocks;     /* blocks of one kernel resident at once: occupancy x SMs */
-} fill_cache;
-
-/* Blocks of `kernel` (BLOCK threads, no dynamic shared memory) that the whole GPU holds
-   at once. Queried once per device and kept, so a launch costs no extra API round trips.
-   Returns at least 1; a failed query is left for the launch to report. */
-static int resident_blocks(fill_cache *c, const void *kernel)
+// Blocks that fit on the whole GPU at once for `kernel` at BLOCK_SIZE threads: the occupancy
+// calculator's blocks per SM times the SM count. The two queries cost host time on every launch,
+// so the answer is kept per device in `cache` (0 = not asked yet). Writes the count to *blocks and
+// returns cudaSuccess, or returns the query's error.
+static cudaError_t resident_blocks(const void *kernel, int *cache, size_t *blocks)
 {
     int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess)
-        return 1;
-    if (c->dev != dev) {
-        int sms = 0, per_sm = 0;
-        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK, 0) != cudaSuccess ||
-            sms < 1 || per_sm < 1)
-            return 1;
-        c->blocks = sms * per_sm;
-        c->dev = dev;
-    }
-    return c->blocks;
-}
-
-/* SMs of the current device, asked once per device. */
-static int sm_count(void)
-{
-    static int dev_seen = -1, sms = 1;
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess)
-        return 1;
-    if (dev != dev_seen) {
-        int n = 0;
-        if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n < 1)
-            return 1;
-        sms = n;
-        dev_seen = dev;
-    }
-    return sms;
-}
-
-static size_t resident_sum(void)
-{
-    static fill_cache c = {-1, 0};
-    return (size_t)resident_blocks(&c, (const void *)reduce_packed);
-}
-
-static size_t resident_block_rows(void)
-{
-    static fill_cache c = {-1, 0};
-    return (size_t)resident_blocks(&c, (const void *)rowsum_block);
-}
-
-/* Full sum: one block per SM slot, but no more blocks than give each thread one full lap
-   of UNROLL packs (4096 floats per block), and at least one. */
-static size_t sum_grid(size_t n)
-{
-    const size_t per_block = (size_t)BLOCK * UNROLL * PACK;
-    const size_t most = resident_sum();
-    const size_t need = ceil_div(n, per_block);
-    return need < most ? need : most;
-}
-
-/* Block per row: split rows into segments only when there are fewer rows than twice the
-   SMs, into as many as fill the GPU once, none shorter than one block lap. */
-typedef struct {
-    size_t segs;
-    size_t seg_len;
-} row_plan;
-
-static row_plan plan_block_rows(size_t rows, size_t cols)
-{
-    row_plan p = {1, cols};
-    if (rows >= 2 * (size_t)sm_count())
-        return p;
-    const size_t lap = (size_t)BLOCK * UNROLL * PACK;
-    const size_t want = ceil_div(resident_block_rows(), rows);
-    const size_t segs = min_size(want, ceil_div(cols, lap));
-    if (segs <= 1)
-        return p;
-    /* A multiple of 4 floats keeps every segment on the row's own 16-byte phase. */
-    p.seg_len = ceil_div(ceil_div(cols, segs), PACK) * PACK;
-    p.segs = ceil_div(cols, p.seg_len);
-    return p;
-}
-
-/* Smallest power-of-two group whose lanes hold a row with one pack each (cols <= 4G). */
-static int group_width(size_t cols)
-{
-    int g = 1;
-    while (g < WARP_SIZE && (size_t)g * PACK < cols)
-        g *= 2;
-    return g;
-}
-
-/* ------------------------------------------------------------------------- */
-/* Launchers                                                                  */
-/* ------------------------------------------------------------------------- */
-
-/* Rows a group keeps side by side: 8 on the aligned path (nothing else to hold), 2 for groups
-   of 1 or 2 lanes (their head and tail floats take registers), 4 otherwise. */
-template <int G, bool ALIGNED>
-static constexpr int rows_at_once()
-{
-    return ALIGNED ? ROWS_IN_FLIGHT_ALIGNED : G <= 2 ? ROWS_IN_FLIGHT_NARROW : ROWS_IN_FLIGHT;
-}
-
-template <int G, int ROWS, bool ALIGNED = false>
-static cudaError_t launch_groups(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
-{
-    static fill_cache fill = {-1, 0};
-    void (*kernel)(const float *, float *, size_t, size_t);
-    if constexpr (ALIGNED)
-        kernel = rowsum_groups_aligned<G, ROWS>;
-    else
-        kernel = rowsum_groups<G, ROWS>;
-    const size_t tile = (size_t)(BLOCK / G) * ROWS;
-    const size_t grid = min_size(ceil_div(rows, tile), (size_t)resident_blocks(&fill, (const void *)kernel));
-    kernel<<<(unsigned)grid, BLOCK, 0, s>>>(d_in, d_out, rows, cols);
-    return cudaGetLastError();
-}
-
-template <bool ALIGNED>
-static cudaError_t launch_groups_for(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
-{
-    switch (group_width(cols)) {
-    case 1:  return launch_groups<1, rows_at_once<1, ALIGNED>(), ALIGNED>(d_in, d_out, rows, cols, s);
-    case 2:  return launch_groups<2, rows_at_once<2, ALIGNED>(), ALIGNED>(d_in, d_out, rows, cols, s);
-    case 4:  return launch_groups<4, rows_at_once<4, ALIGNED>(), ALIGNED>(d_in, d_out, rows, cols, s);
-    case 8:  return launch_groups<8, rows_at_once<8, ALIGNED>(), ALIGNED>(d_in, d_out, rows, cols, s);
-    case 16: return launch_groups<16, rows_at_once<16, ALIGNED>(), ALIGNED>(d_in, d_out, rows, cols, s);
-    default: return launch_groups<32, rows_at_once<32, ALIGNED>(), ALIGNED>(d_in, d_out, rows, cols, s);
-    }
-}
-
-/* The aligned kernel when every row is whole packs, at most one per lane (rows up to
-   32 lanes x 4 floats); the general one otherwise. */
-static cudaError_t launch_subwarp(const float *d_in, float *d_out, size_t rows, size_t cols, cudaStream_t s)
-{
-    const bool aligned =
-        (uintptr_t)d_in % PACK_BYTES == 0 && cols % PACK == 0 && cols <= (size_t)WARP_SIZE * PACK;
-    return aligned ? launch_groups_for<true>(d_in, d_out, rows, cols, s)
-                   : launch_groups_for<false>(d_in, d_out, rows, cols, s);
-}
-
-static cudaError_t launch_block_rows(const float *d_in, float *d_out, size_t rows, size_t cols,
-                                     void *d_ws, cudaStream_t s)
-{
-    const row_plan p = plan_block_rows(rows, cols);
-    float *dst = p.segs > 1 ? static_cast<float *>(d_ws) : d_out;
-    const size_t items = rows * p.segs;
-    const size_t grid = min_size(items, resident_block_rows());
-    rowsum_block<<<(unsigned)grid, BLOCK, 0, s>>>(d_in, dst, rows, cols, p.segs, p.seg_len);
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess || p.segs == 1)
-        return err;
-    /* Second pass: the [rows, segs] partials are a row sum of their own. */
-    return launch_subwarp(dst, d_out, rows, p.segs, s);
-}
-
-/* Idea:  grid-stride 16-byte loads, 4 in flight per thread, scalar head/tail, grid from occupancy.
-   Fixes: 04_block_reduce moves 4 bytes per load instruction; a pack moves 16, a quarter of the instructions.
-   Cost:  two launches (partials, then one block on them): fixed overhead that shows below ~2^20 floats.
-   Run:   build/05_packed --variant packed_sum */
-static cudaError_t run_packed_sum(const void *d_in, void *d_out, size_t rows, size_t cols,
-                                  void *d_ws, cudaStream_t s)
-{
-    (void)rows;
-    const float *in = static_cast<const float *>(d_in);
-    float *out = static_cast<float *>(d_out);
-    float *partials = static_cast<float *>(d_ws);
-    const size_t grid = sum_grid(cols);
-    if (grid == 1) {
-        reduce_packed<<<1, BLOCK, 0, s>>>(in, out, cols);
-        return cudaGetLastError();
-    }
-    reduce_packed<<<(unsigned)grid, BLOCK, 0, s>>>(in, partials, cols);
-    cudaError_t err = cudaGetLastError();
+    cudaError_t err = cudaGetDevice(&dev);
     if (err != cudaSuccess)
         return err;
-    /* The partials start the cudaMalloc'd workspace, so this pass is all body, no head. */
-    reduce_packed<<<1, BLOCK, 0, s>>>(partials, out, grid);
-    return cudaGetLastError();
+    if (dev >= 0 && dev < MAX_CACHED_DEVICES && cache[dev] > 0) {
+        *blocks = (size_t)cache[dev];
+        return cudaSuccess;
+    }
+
+    int per_sm = 0, sms = 0;
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BLOCK_SIZE, 0);
+    if (err != cudaSuccess)
+        return err;
+    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err != cudaSuccess)
+        return err;
+    int total = (per_sm > 0 ? per_sm : 1) * (sms > 0 ? sms : 1);
+    if (dev >= 0 && dev < MAX_CACHED_DEVICES)
+        cache[dev] = total;
+    *blocks = (size_t)total;
+    return cudaSuccess;
 }
 
-/* Idea:  G = 1..32 lanes per row (smallest power of two with cols <= 4G), 4 rows per group at once.
-   Fixes: a warp per short row leaves lanes idle; a 32-column row is now 8 lanes x 16 bytes.
-   Cost:  past 128 columns G stays 32 and each row is one lap per 128 columns; long rows want more.
-   Run:   build/05_packed --variant subwarp_per_row --rows 2097152 --cols 32 */
-static cudaError_t run_subwarp_per_row(const void *d_in, void *d_out, size_t rows, size_t cols,
-                                       void *d_ws, cudaStream_t s)
+// One cache per kernel: register use, hence occupancy, differs between them. Not locked: two
+// host threads racing here would both run the same query and store the same answer.
+static int g_cache_packed_sum[MAX_CACHED_DEVICES];
+static int g_cache_block_per_row_packed[MAX_CACHED_DEVICES];
+
+static size_t ceil_div(size_t a, size_t b)
 {
-    (void)d_ws;
-    return launch_subwarp(static_cast<const float *>(d_in), static_cast<float *>(d_out), rows, cols, s);
+    return (a + b - 1) / b;
 }
 
-/* Idea:  one warp per row, 4 packs per lane in flight.
-   Fixes: 04_block_reduce's warp per row reads 4 bytes per lane per instruction.
-   Cost:  one warp per row: a few long rows leave most SMs idle; short rows idle most lanes.
-   Run:   build/05_packed --variant warp_per_row_packed --rows 65536 --cols 1024 */
-static cudaError_t run_warp_per_row(const void *d_in, void *d_out, size_t rows, size_t cols,
-                                    void *d_ws, cudaStream_t s)
+// Grid of a full sum: as many blocks as are resident at once, but no more than n needs
+// (elems_per_thread elements for each thread of the grid before the loop runs dry). If the
+// occupancy query fails, *blocks is the uncapped need: a safe upper bound for the workspace.
+static cudaError_t sum_grid(const void *kernel, int *cache, size_t n, size_t elems_per_thread,
+                            size_t *blocks)
 {
-    (void)d_ws;
-    return launch_groups<WARP_SIZE, 1>(static_cast<const float *>(d_in), static_cast<float *>(d_out),
-                                       rows, cols, s);
+    size_t need = ceil_div(n, (size_t)BLOCK_SIZE * elems_per_thread);
+    if (need > MAX_GRID_X)
+        need = MAX_GRID_X;
+    size_t resident = 0;
+    const cudaError_t err = resident_blocks(kernel, cache, &resident);
+    *blocks = (err == cudaSuccess && resident < need) ? resident : need;
+    return err;
 }
 
-/* Idea:  one block per row, packed loads; a few long rows are cut into segments + a tiny second pass.
-   Fixes: 04_block_reduce's block per row reads 4 bytes per load and fills only `rows` blocks.
-   Cost:  a block-wide reduction (two barriers) per row: too heavy for short rows.
-   Run:   build/05_packed --variant block_per_row_packed --rows 1024 --cols 65536 */
-static cudaError_t run_block_per_row(const void *d_in, void *d_out, size_t rows, size_t cols,
-                                     void *d_ws, cudaStream_t s)
-{
-    return launch_block_rows(static_cast<const float *>(d_in), static_cast<float *>(d_out),
-                             rows, cols, d_ws, s);
-}
-
-/* Idea:  pick the mapping from cols: sub-warp groups, warp per row, block per row (README table).
-   Fixes: each mapping above is slow somewhere between 32 and 65536 columns.
-   Cost:  three kernels and two thresholds to keep tuned.
-   Run:   build/05_packed --variant dispatch --rows 4096 --cols 1000 */
-static cudaError_t run_dispatch(const void *d_in, void *d_out, size_t rows, size_t cols,
-                                void *d_ws, cudaStream_t s)
-{
-    if (cols <= SUBWARP_MAX_COLS)
-        return run_subwarp_per_row(d_in, d_out, rows, cols, d_ws, s);
-    if (cols <= WARP_ROW_MAX_COLS)
-        return run_warp_per_row(d_in, d_out, rows, cols, d_ws, s);
-    return run_block_per_row(d_in, d_out, rows, cols, d_ws, s);
-}
-
-/* ------------------------------------------------------------------------- */
-/* supports / workspace                                                       */
-/* ------------------------------------------------------------------------- */
-
+// Any n: the grid-stride loop covers n beyond the largest grid.
 static int supports_sum(size_t rows, size_t cols)
 {
     return rows == 1 && cols >= 1;
 }
 
-static int supports_rows(size_t rows, size_t cols)
+// Any matrix: the row loops cover rows beyond the largest grid.
+static int supports_rowsum(size_t rows, size_t cols)
 {
     return rows >= 1 && cols >= 1;
-}
-
-static size_t workspace_sum(size_t rows, size_t cols)
-{
-    (void)rows;
-    (void)cols;
-    /* one partial per block; the grid never exceeds what fits at once */
-    return resident_sum() * sizeof(float);
 }
 
 static size_t workspace_none(size_t rows, size_t cols)
@@ -633,33 +351,101 @@ static size_t workspace_none(size_t rows, size_t cols)
     return 0;
 }
 
-static size_t workspace_block_rows(size_t rows, size_t cols)
+// One float per block of the first pass; none when one block already covers n.
+static size_t workspace_packed_sum(size_t rows, size_t cols)
 {
-    const row_plan p = plan_block_rows(rows, cols);
-    return p.segs > 1 ? rows * p.segs * sizeof(float) : 0;
+    (void)rows;
+    size_t blocks = 0;
+    (void)sum_grid((const void *)reduce_packed_sum, g_cache_packed_sum, cols, UNROLL * PACK,
+                   &blocks);
+    return blocks > 1 ? blocks * sizeof(float) : 0;
 }
 
-static size_t workspace_dispatch(size_t rows, size_t cols)
+typedef void (*reduce_kernel_t)(const float *, float *, size_t);
+
+// Pass 1: `blocks` blocks of `kernel` write one partial each into the workspace. Pass 2: one block
+// of the same kernel sums those partials (a few thousand at most) into d_out. With a single
+// block, pass 1 writes d_out directly. Returns the first launch error or cudaSuccess.
+static cudaError_t launch_two_pass(reduce_kernel_t kernel, size_t blocks, const void *d_in,
+                                   void *d_out, size_t n, void *d_workspace, cudaStream_t s)
 {
-    return cols > WARP_ROW_MAX_COLS ? workspace_block_rows(rows, cols) : 0;
+    float *d_partials = (float *)d_workspace;
+    float *d_first_out = (blocks == 1) ? (float *)d_out : d_partials;
+    kernel<<<(unsigned)blocks, BLOCK_SIZE, 0, s>>>((const float *)d_in, d_first_out, n);
+    if (blocks == 1)
+        return cudaGetLastError();
+    const cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+        return err;
+    kernel<<<1, BLOCK_SIZE, 0, s>>>(d_partials, (float *)d_out, blocks);
+    return cudaGetLastError();
 }
 
-/* ------------------------------------------------------------------------- */
-/* Variant table and descriptor                                               */
-/* ------------------------------------------------------------------------- */
+// Each launcher returns cudaErrorInvalidValue for a shape its supports() rejects, else the first
+// error of the occupancy query or the launches, or cudaSuccess.
+static cudaError_t launch_packed_sum(const void *d_in, void *d_out, size_t rows, size_t cols,
+                                     void *d_workspace, cudaStream_t s)
+{
+    if (!supports_sum(rows, cols))
+        return cudaErrorInvalidValue;
+    size_t blocks = 0;
+    const cudaError_t err = sum_grid((const void *)reduce_packed_sum, g_cache_packed_sum, cols,
+                                     UNROLL * PACK, &blocks);
+    if (err != cudaSuccess)
+        return err;
+    return launch_two_pass(reduce_packed_sum, blocks, d_in, d_out, cols, d_workspace, s);
+}
+
+// As in 03_shuffle: enough blocks for one warp per row, capped at the gridDim.x limit.
+static cudaError_t launch_warp_per_row_packed(const void *d_in, void *d_out, size_t rows,
+                                              size_t cols, void *d_workspace, cudaStream_t s)
+{
+    if (!supports_rowsum(rows, cols))
+        return cudaErrorInvalidValue;
+    (void)d_workspace;
+    size_t blocks = ceil_div(rows, WARPS_PER_BLOCK);
+    if (blocks > MAX_GRID_X)
+        blocks = MAX_GRID_X;
+    rowsum_warp_per_row_packed<<<(unsigned)blocks, BLOCK_SIZE, 0, s>>>((const float *)d_in,
+                                                                      (float *)d_out, rows, cols);
+    return cudaGetLastError();
+}
+
+// One block per row, but never more blocks than are resident at once: each block then walks rows
+// blockIdx.x, + gridDim.x, ... and reuses its shared slots row after row.
+static cudaError_t launch_block_per_row_packed(const void *d_in, void *d_out, size_t rows,
+                                               size_t cols, void *d_workspace, cudaStream_t s)
+{
+    if (!supports_rowsum(rows, cols))
+        return cudaErrorInvalidValue;
+    (void)d_workspace;
+    size_t blocks = 0;
+    const cudaError_t err = resident_blocks((const void *)rowsum_block_per_row_packed,
+                                            g_cache_block_per_row_packed, &blocks);
+    if (err != cudaSuccess)
+        return err;
+    if (blocks > rows)
+        blocks = rows;
+    rowsum_block_per_row_packed<<<(unsigned)blocks, BLOCK_SIZE, 0, s>>>((const float *)d_in,
+                                                                       (float *)d_out, rows, cols);
+    return cudaGetLastError();
+}
+
+// -------------------------------------------------------------------------------------------------
+// Variant table
 
 static const variant_t variants[] = {
-    {"packed_sum", "grid-stride 16-byte loads, 4 in flight, misaligned head/tail in scalar, 2 launches",
-     OP_SUM, DT_F32, DT_F32, supports_sum, workspace_sum, run_packed_sum},
-    {"subwarp_per_row", "G = 1..32 lanes per row (cols <= 4G), 16-byte loads, G-lane xor butterfly",
-     OP_ROWSUM, DT_F32, DT_F32, supports_rows, workspace_none, run_subwarp_per_row},
-    {"warp_per_row_packed", "one warp per row, 4 x 16-byte loads per lane in flight",
-     OP_ROWSUM, DT_F32, DT_F32, supports_rows, workspace_none, run_warp_per_row},
-    {"block_per_row_packed", "one block per row (rows split when few), 16-byte loads, block reduce",
-     OP_ROWSUM, DT_F32, DT_F32, supports_rows, workspace_block_rows, run_block_per_row},
-    {"dispatch", "sub-warp groups up to 512 cols, warp per row up to 4096, block per row beyond",
-     OP_ROWSUM, DT_F32, DT_F32, supports_rows, workspace_dispatch, run_dispatch},
+    { "packed_sum",
+      "grid_stride_unroll over 16-byte packs: 4 x 16 B in flight, head/tail in 4-byte loads",
+      OP_SUM, DT_F32, DT_F32, supports_sum, workspace_packed_sum, launch_packed_sum },
+    { "warp_per_row_packed",
+      "row sums: one warp per row, lanes stride over 16-byte packs",
+      OP_ROWSUM, DT_F32, DT_F32, supports_rowsum, workspace_none, launch_warp_per_row_packed },
+    { "block_per_row_packed",
+      "row sums: one block per row over 16-byte packs, block_reduce_sum",
+      OP_ROWSUM, DT_F32, DT_F32, supports_rowsum, workspace_none, launch_block_per_row_packed },
 };
 
 extern "C" const stage_t stage_05_packed = {
-    "05_packed", "Packed 16-byte loads", variants, sizeof(variants) / sizeof(variants[0])};
+    "05_packed", "Packed 16-byte loads", variants, sizeof(variants) / sizeof(variants[0])
+};
