@@ -80,7 +80,7 @@ typedef struct {
     char dir[512]; /* the folder as given */
     res_file f[F_COUNT];
     prof_file prof;
-    int have_sanitize; /* sanitize.txt exists */
+    char *sanitize; /* the text of sanitize.txt (make sanitize's summary); NULL if missing */
 } res_set;
 
 extern const char *const res_file_names[F_COUNT]; /* "run.csv", ... */

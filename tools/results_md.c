@@ -1154,13 +1154,25 @@ void res_md_benchmarks(const res_set *s, const char *label, sbuf *b)
             sb_printf(b, "- %s: missing\n", res_file_names[k]);
     }
     if (s->prof.present)
-        sb_printf(b, "- profile.csv: **%s**, %s\n\n", s->prof.gpu, s->prof.date);
+        sb_printf(b, "- profile.csv: **%s**, %s\n", s->prof.gpu, s->prof.date);
     else
-        sb_add(b, "- profile.csv: missing\n\n");
+        sb_add(b, "- profile.csv: missing\n");
+    sb_printf(b, "- sanitize.txt: %s\n\n", s->sanitize ? "present (last section)" : "missing");
     bench_targets(s, label, b);
     bench_shapes(s, label, b);
     bench_sweep(s, label, b);
     bench_softmax_sweep(s, label, b);
+    sb_add(b, "\n## Sanitizers\n\n");
+    if (!s->sanitize) {
+        missing_note(b, label, "sanitize.txt");
+        return;
+    }
+    sb_printf(b,
+              "The summary of `make sanitize` (`%ssanitize.txt`): compute-sanitizer over every "
+              "variant at awkward sizes.\n\n```\n%s",
+              label, s->sanitize);
+    if (s->sanitize[0] && s->sanitize[strlen(s->sanitize) - 1] != '\n') sb_add(b, "\n");
+    sb_add(b, "```\n");
 }
 
 /* ---- markers --------------------------------------------------------------------------- */

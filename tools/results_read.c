@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 const char *const res_file_names[F_COUNT] = {
     "run.csv", "sweep.csv", "rows.csv", "softmax.csv", "shapes.csv", "peer.csv",
@@ -547,8 +546,15 @@ int res_load_set(const char *dir, res_set *s, char *err, size_t err_len)
         return -1;
     }
     snprintf(path, sizeof path, "%s/sanitize.txt", dir);
-    struct stat st;
-    s->have_sanitize = stat(path, &st) == 0;
+    FILE *sf = fopen(path, "r");
+    if (sf) {
+        sbuf b = {0};
+        char line[1024];
+        sb_add(&b, "");
+        while (fgets(line, sizeof line, sf)) sb_add(&b, line);
+        fclose(sf);
+        s->sanitize = b.s;
+    }
     res_link(s);
     return 0;
 }
@@ -557,6 +563,8 @@ void res_free(res_set *s)
 {
     for (int k = 0; k < F_COUNT; k++) free(s->f[k].e);
     free(s->prof.e);
+    free(s->sanitize);
+    s->sanitize = NULL;
     memset(s->f, 0, sizeof s->f);
     memset(&s->prof, 0, sizeof s->prof);
 }
