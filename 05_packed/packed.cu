@@ -2,11 +2,10 @@
 // 05_packed/packed.cu: Packed 16-byte loads
 //
 // 04_block_reduce's kernels with one change: the body of every span of floats is read in 16-byte
-// packs (one LDG.E.128 moves 4 floats), so each load instruction brings 4x the bytes. A span is
-// cut at 16-byte boundaries: HEAD (the 0..3 floats before the first boundary), BODY (whole packs),
-// TAIL (the 0..3 floats after the last pack); head and tail are read with 4-byte loads. Every row
-// is cut on its own: a row starts on a boundary only when d_in does and cols % 4 == 0. The full
-// sum keeps 04's two launches. README.md has the lesson.
+// packs (one LDG.E.128 moves 4 floats). A span is cut at 16-byte boundaries: HEAD (the 0..3
+// floats before the first boundary), BODY (whole packs), TAIL (the 0..3 floats after the last
+// pack); head and tail are read with 4-byte loads. Every row is cut on its own: a row starts on a
+// boundary only when d_in does and cols % 4 == 0. README.md has the lesson.
 //
 // Variants (OP_SUM and OP_ROWSUM, float in, float out):
 //   packed_sum            grid-stride over packs  build/05_packed --variant packed_sum
@@ -39,8 +38,7 @@ static constexpr unsigned WARPS_PER_BLOCK = BLOCK_SIZE / WARP_SIZE;
 static constexpr size_t PACK_BYTES = 16;
 static constexpr size_t PACK = PACK_BYTES / sizeof(float);
 
-// Independent pack loads per lap of packed_sum, as in 04, now 4 x 16 bytes. Held to 32 registers
-// (MIN_BLOCKS_PER_SM), ptxas overlaps 2 to 3 of them: still 32 to 48 bytes in flight per thread.
+// Independent pack loads per lap of packed_sum, as in 04, now 4 x 16 bytes.
 static constexpr int UNROLL = 4;
 
 // Threads one SM holds (CUDA C++ Programming Guide, compute capabilities): 1024 on sm_75, 1536
@@ -56,16 +54,20 @@ static constexpr unsigned SM_MAX_THREADS = 1536;
 static constexpr unsigned SM_MAX_THREADS = 2048;
 #endif
 
-// Blocks that stay resident per SM: all it has thread slots for (8 on sm_80, sm_90), so ptxas
-// fits a thread in 65536 / 2048 = 32 registers. A pack takes 4 registers where a float took 1,
-// and ptxas spends what a bound allows: with 4 here it gives these kernels 42 to 62 registers
-// (nvcc -Xptxas -v; 32 to 40 with no minimum) and 4 blocks fit per SM. block_per_row_packed
-// shows the cost: at 1024 columns a row is 256 packs, ONE 16-byte load in flight per thread per
-// row, the same bytes as 04's block_per_row (nvcc unrolls its loop into four 4-byte loads). By
-// Little's law (bandwidth = bytes in flight / latency) 8 blocks x 256 threads x 16 B = 32 KB per
-// SM ties 04; 4 blocks hold 16 KB and get about half. Packing pays at 1024 columns only where a
-// thread holds several packs of a row (warp_per_row_packed: 8 per lane), and on long rows.
-static constexpr int MIN_BLOCKS_PER_SM = SM_MAX_THREADS / BLOCK_SIZE;
+// __launch_bounds__(BLOCK_SIZE, B) promises B resident blocks per SM: ptxas then fits a thread in
+// 65536 / (B x 256) registers and spends what that allows. A pack takes 4 registers where a float
+// took 1, so B decides where the bytes in flight come from (Little's law: bandwidth = bytes in
+// flight / latency). With 4 blocks (64 registers; ptxas uses 42 to 62, nvcc -Xptxas -v) a thread
+// keeps 4 to 10 packs in flight: packed_sum and warp_per_row_packed hold many packs per thread
+// (8 per lane at 1024 columns), and long rows leave them one block per SM.
+static constexpr int MIN_BLOCKS_REGS = 4;
+
+// Every thread slot instead (8 blocks on sm_80, sm_90: 32 registers) for block_per_row_packed. At
+// 1024 columns a row is 256 packs, ONE per thread: the same 16 bytes per thread as 04's
+// block_per_row (nvcc unrolls its loop into four 4-byte loads), so only resident threads add
+// bytes in flight. 8 blocks x 256 x 16 B = 32 KB per SM ties 04; with MIN_BLOCKS_REGS, 4 blocks
+// hold 16 KB and get about half the bandwidth.
+static constexpr int MIN_BLOCKS_FULL = SM_MAX_THREADS / BLOCK_SIZE;
 
 // The largest gridDim.x the hardware accepts (2^31 - 1, every GPU since sm_30).
 static constexpr size_t MAX_GRID_X = 2147483647u;
@@ -155,10 +157,9 @@ static __device__ __forceinline__ span_split split_span(const float *p, size_t l
     return sp;
 }
 
-// Sum of the head and tail floats this thread takes: one float each for the threads of rank 0..2
-// among those that share the span (a warp, a block or the grid: never fewer than 3), 0 for every
-// other thread. An aligned span (head = tail = 0) predicates both loads off and pays nothing; a
-// misaligned one pays a round trip before its body loads.
+// Sum of the head and tail floats this thread takes: one each for ranks 0..2 of the threads that
+// share the span (a warp, a block or the grid: never fewer than 3), 0 for the others. An aligned
+// span predicates both loads off; a misaligned one pays a round trip before its body loads.
 static __device__ __forceinline__ float edges_sum(const float *__restrict__ p, span_split sp,
                                                   size_t rank)
 {
@@ -178,7 +179,7 @@ static __device__ __forceinline__ float edges_sum(const float *__restrict__ p, s
 // Fixes: 04's 4-byte loads: a lap moves 64 bytes per thread instead of 16, in the same 4 loads.
 // Cost:  head/tail bookkeeping; still two launches, a fixed cost that shows below ~2^20 floats.
 // Run:   build/05_packed --variant packed_sum
-static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_PER_SM)
+static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_REGS)
 reduce_packed_sum(const float *__restrict__ d_in, float *__restrict__ d_out, size_t n)
 {
     __shared__ float s_warp_sums[WARPS_PER_BLOCK];
@@ -216,11 +217,11 @@ reduce_packed_sum(const float *__restrict__ d_in, float *__restrict__ d_out, siz
 }
 
 // Idea:  04's warp_per_row over 16-byte packs: lane l adds packs l, l + 32, ... of its row.
-// Fixes: 4 bytes per load: a warp now reads 512 bytes of its row per load instruction, and the
-//        loop nvcc unrolls by 4 keeps 64 bytes per lane in flight instead of 16.
+// Fixes: 4 bytes per load: a warp reads 512 bytes of its row per load instruction, and nvcc's
+//        unrolled loop keeps 8 to 10 packs per lane in flight where 04 kept four floats.
 // Cost:  one warp per row: a few long rows leave most SMs idle, short rows idle most lanes.
 // Run:   build/05_packed --variant warp_per_row_packed
-static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_PER_SM)
+static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_REGS)
 rowsum_warp_per_row_packed(const float *__restrict__ d_in, float *__restrict__ d_out, size_t rows,
                            size_t cols)
 {
@@ -247,10 +248,10 @@ rowsum_warp_per_row_packed(const float *__restrict__ d_in, float *__restrict__ d
 }
 
 // Idea:  04's block_per_row over 16-byte packs: thread t adds packs t, t + 256, ... of its row.
-// Fixes: 4 bytes per load: long rows keep 64 bytes per thread in flight instead of 16.
-// Cost:  two __syncthreads per row; at 1024 columns it only ties 04 (see MIN_BLOCKS_PER_SM).
+// Fixes: 4 bytes per load: on long rows a thread keeps 3 to 4 packs in flight, not four floats.
+// Cost:  two __syncthreads per row; at 1024 columns it only ties 04 (see MIN_BLOCKS_FULL).
 // Run:   build/05_packed --variant block_per_row_packed --rows 1024 --cols 65536
-static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_PER_SM)
+static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_FULL)
 rowsum_block_per_row_packed(const float *__restrict__ d_in, float *__restrict__ d_out,
                             size_t rows, size_t cols)
 {
