@@ -25,11 +25,9 @@ static constexpr size_t MAX_GRID_X = 2147483647u;
 // -------------------------------------------------------------------------------------------------
 // Kernels
 
-// Idea:  one element per thread into shared memory; the threads whose tid is a multiple of 2s add
-//        the pair at distance s (s = 1, 2, 4, ...).
-// Fixes: nothing yet: this is the baseline every later stage is measured against.
-// Cost:  the adding threads are scattered over every warp (divergence), and `%` by a runtime
-//        value is a long integer-division sequence.
+// Idea:  threads whose tid is a multiple of 2s add the pair at distance s (s = 1, 2, 4, ...).
+// Fixes: nothing yet: the baseline every later stage is measured against.
+// Cost:  the adding threads are scattered over every warp, and `%` by a variable is slow.
 // Run:   build/01_naive --variant interleaved_modulo
 static __global__ void reduce_interleaved_modulo(const float *__restrict__ d_in,
                                                  float *__restrict__ d_out, size_t n)

@@ -28,11 +28,9 @@ static constexpr size_t MAX_GRID_X = 2147483647u;
 // -------------------------------------------------------------------------------------------------
 // Kernels
 
-// Idea:  thread tid adds the pair at index = 2*s*tid, so the busy threads are tid 0, 1, 2, ...:
-//        they fill as few warps as possible.
+// Idea:  thread tid adds the pair at index 2*s*tid: the busy threads are tid 0, 1, 2, ...
 // Fixes: 01_naive's busy lanes scattered over every warp, and its `%`.
-// Cost:  bank conflicts (32 banks of 4 bytes; word w is in bank w mod 32): 2-way at s = 1, up to
-//        8-way at 256 threads (32-way at 1024).
+// Cost:  shared-memory bank conflicts: lanes 16/s apart share a bank, up to 8-way at 256 threads.
 // Run:   build/02_strided --variant strided_index
 static __global__ void reduce_strided_index(const float *__restrict__ d_in,
                                             float *__restrict__ d_out, size_t n)
@@ -62,8 +60,7 @@ static __global__ void reduce_strided_index(const float *__restrict__ d_in,
         d_out[blockIdx.x] = s_data[0];
 }
 
-// Idea:  add the upper half onto the lower half: s = blockDim/2, /4, ... 1, thread tid adds
-//        s_data[tid + s] into s_data[tid].
+// Idea:  add the upper half onto the lower half: thread tid adds s_data[tid + s], s halving.
 // Fixes: strided_index's bank conflicts: 32 lanes read 32 consecutive words.
 // Cost:  half the threads do nothing but load, even in the first step.
 // Run:   build/02_strided --variant sequential
@@ -93,11 +90,9 @@ static __global__ void reduce_sequential(const float *__restrict__ d_in,
         d_out[blockIdx.x] = s_data[0];
 }
 
-// Idea:  each thread loads two elements, blockDim.x apart, and stores their sum; a block covers
-//        2*blockDim.x elements, so half the blocks.
-// Fixes: sequential's idle half: no thread only loads, and the first tree step is in registers.
-// Cost:  blockDim.x is known only at run time, so every step pays loop bookkeeping: a shift,
-//        a compare, a branch, an address computed.
+// Idea:  each thread loads two elements blockDim.x apart and stores their sum: half the blocks.
+// Fixes: sequential's idle half; each thread also keeps two loads in flight instead of one.
+// Cost:  blockDim.x is a runtime value, so every tree step pays loop bookkeeping.
 // Run:   build/02_strided --variant first_add_load
 static __global__ void reduce_first_add_load(const float *__restrict__ d_in,
                                              float *__restrict__ d_out, size_t n)
@@ -128,11 +123,9 @@ static __global__ void reduce_first_add_load(const float *__restrict__ d_in,
         d_out[blockIdx.x] = s_data[0];
 }
 
-// Idea:  first_add_load with the block size a template parameter: every `if (BLOCK >= ...)` is
-//        decided by the compiler, and the loop disappears.
+// Idea:  first_add_load with the block size a template parameter: the tree unrolls, no loop.
 // Fixes: first_add_load's loop counter, compare and branch around each step.
-// Cost:  one barrier per step remains, even while only warp 0 works; 03_shuffle moves those
-//        steps into registers with warp shuffles.
+// Cost:  a barrier per step remains even while only warp 0 works (03_shuffle removes them).
 // Run:   build/02_strided --variant unrolled
 template <unsigned BLOCK>
 static __global__ void reduce_unrolled(const float *__restrict__ d_in, float *__restrict__ d_out,

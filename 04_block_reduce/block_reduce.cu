@@ -92,8 +92,7 @@ static __device__ __forceinline__ float block_reduce_sum(float v, float *s_warp_
 // -------------------------------------------------------------------------------------------------
 // Kernels
 
-// Idea:  a grid-stride loop (i, i + G, i + 2G, ...) over a grid of resident size, then
-//        block_reduce_sum.
+// Idea:  a grid-stride loop (i, i + G, i + 2G, ...) over a resident-sized grid, block_reduce_sum.
 // Fixes: 03_shuffle's two elements per thread (2^28 floats -> 2^19 blocks and four launches).
 // Cost:  one load in flight per thread (each add waits for its load); always two launches.
 // Run:   build/04_block_reduce --variant grid_stride

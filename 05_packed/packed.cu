@@ -174,8 +174,7 @@ static __device__ __forceinline__ float edges_sum(const float *__restrict__ p, s
 // -------------------------------------------------------------------------------------------------
 // Kernels
 
-// Idea:  04's grid_stride_unroll over 16-byte packs, UNROLL = 4 independent pack loads per lap;
-//        the grid's first threads also take the 0..3 floats of head and tail.
+// Idea:  04's grid_stride_unroll over 16-byte packs; the grid's first threads take head and tail.
 // Fixes: 04's 4-byte loads: a lap moves 64 bytes per thread instead of 16, in the same 4 loads.
 // Cost:  head/tail bookkeeping; still two launches, a fixed cost that shows below ~2^20 floats.
 // Run:   build/05_packed --variant packed_sum
@@ -217,8 +216,7 @@ reduce_packed_sum(const float *__restrict__ d_in, float *__restrict__ d_out, siz
 }
 
 // Idea:  04's warp_per_row over 16-byte packs: lane l adds packs l, l + 32, ... of its row.
-// Fixes: 4 bytes per load: a warp reads 512 bytes of its row per load instruction, and nvcc's
-//        unrolled loop keeps 8 to 10 packs per lane in flight where 04 kept four floats.
+// Fixes: 4-byte loads: nvcc's unrolled loop keeps 8 to 10 packs per lane in flight, not 4 floats.
 // Cost:  one warp per row: a few long rows leave most SMs idle, short rows idle most lanes.
 // Run:   build/05_packed --variant warp_per_row_packed
 static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_REGS)
