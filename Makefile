@@ -54,11 +54,12 @@ else
              -gencode arch=compute_86,code=sm_86 -gencode arch=compute_90,code=[sm_90,compute_90]
 endif
 # ptxas reports every kernel that spills registers to local memory, for every architecture built
-PTXAS_FLAGS := -Xptxas -warn-spills
+# (not named PTXAS_FLAGS: nvcc reads a variable of that name from its environment)
+PTXAS_OPTIONS := -Xptxas -warn-spills
 
 INCLUDES := -Icommon -Ibaselines
 CFLAGS   := -std=c11 -O2 -pthread -Wall -Wextra -D_POSIX_C_SOURCE=200809L $(INCLUDES) -I$(CUDA_HOME)/include
-NVFLAGS  := -O3 -lineinfo -std=c++17 $(GENCODE) $(PTXAS_FLAGS) $(INCLUDES) -Xcompiler -Wall
+NVFLAGS  := -O3 -lineinfo -std=c++17 $(GENCODE) $(PTXAS_OPTIONS) $(INCLUDES) -Xcompiler -Wall
 LDFLAGS  := $(GENCODE)
 LDLIBS   := -lcublas -lm -lpthread
 
