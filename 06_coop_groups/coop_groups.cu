@@ -19,6 +19,7 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "stage.h"
 
@@ -638,7 +639,43 @@ struct sum_plan {
     unsigned grid, threads, cluster;
 };
 
+static sum_plan plan_cluster_sum_auto(size_t n);
+
 static sum_plan plan_cluster_sum(size_t n)
+{
+    sum_plan p = plan_cluster_sum_auto(n);
+    // TUNE: temporary overrides for one exploration run
+    const char *e;
+    const size_t one = getenv("TUNE_SUM_ONE") ? (size_t)atol(getenv("TUNE_SUM_ONE")) : (size_t)BIG_BLOCK * UNROLL * PACK;
+    if (n <= one && getenv("TUNE_SUM_ONE")) {
+        const size_t threads = ceil_div(ceil_div(n, PACK), WARP_SIZE) * WARP_SIZE;
+        p.grid = 1;
+        p.threads = (unsigned)(threads < BIG_BLOCK ? threads : BIG_BLOCK);
+        if (getenv("TUNE_SUM_ONE_THREADS")) p.threads = atoi(getenv("TUNE_SUM_ONE_THREADS"));
+        p.cluster = 1;
+        return p;
+    }
+    if (n <= one) return p;
+    if ((e = getenv("TUNE_SUM_K"))) p.cluster = atoi(e);
+    if ((e = getenv("TUNE_SUM_THREADS"))) p.threads = atoi(e);
+    if (getenv("TUNE_SUM_K") || getenv("TUNE_SUM_THREADS") || getenv("TUNE_SUM_GRID")) {
+        size_t grid = ceil_div(n, (size_t)p.threads * UNROLL * PACK);
+        if ((e = getenv("TUNE_SUM_GRID"))) grid = atol(e);
+        static fill_cache fill;
+        int per_sm = 0;
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_cluster, p.threads, 0);
+        const size_t cap = (size_t)per_sm * device_attr(cudaDevAttrMultiProcessorCount);
+        if (grid > cap) grid = cap;
+        grid = ceil_div(grid, p.cluster) * p.cluster;
+        if (getenv("TUNE_SUM_MAXCLUSTERS") && grid / p.cluster > (size_t)atoi(getenv("TUNE_SUM_MAXCLUSTERS")))
+            grid = (size_t)atoi(getenv("TUNE_SUM_MAXCLUSTERS")) * p.cluster;
+        p.grid = (unsigned)grid;
+        (void)fill;
+    }
+    return p;
+}
+
+static sum_plan plan_cluster_sum_auto(size_t n)
 {
     sum_plan p;
     const size_t lap = (size_t)BIG_BLOCK * UNROLL * PACK; // 16384 floats a block per lap
@@ -774,6 +811,8 @@ static row_plan plan_block_rows(size_t rows, size_t cols)
         p.cluster = true;
         chunks = min_size(chunks, (size_t)fit.size);
     }
+    if (getenv("TUNE_ROW_CHUNKS")) chunks = atoi(getenv("TUNE_ROW_CHUNKS")); // TUNE
+    if (getenv("TUNE_ROW_NOCLUSTER")) p.cluster = false;                     // TUNE
     if (chunks <= 1) return p;
     p.chunk_len = ceil_div(ceil_div(cols, chunks), PACK) * PACK;
     p.chunks = (unsigned)ceil_div(cols, p.chunk_len);

@@ -23,6 +23,9 @@
 #include <cooperative_groups.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "softmax_tuned.h"
 
@@ -120,27 +123,6 @@ struct max_sum {
 
 static __device__ __forceinline__ float exp_of(float d) { return exp2f(d * LOG2E); }
 
-// Merges two partial states. Symmetric bit for bit (the products are added in either order), so
-// a butterfly leaves every lane with the same state.
-static __device__ __forceinline__ max_sum combine(max_sum a, max_sum b)
-{
-    const float m = fmaxf(a.m, b.m);
-    if (m == -INFINITY) return {m, a.s + b.s}; // both empty; avoids exp(-inf - -inf)
-    return {m, a.s * exp_of(a.m - m) + b.s * exp_of(b.m - m)};
-}
-
-template <int G>
-static __device__ __forceinline__ max_sum group_combine(max_sum v)
-{
-#pragma unroll
-    for (int mask = G / 2; mask > 0; mask /= 2) {
-        const max_sum o = {__shfl_xor_sync(FULL_MASK, v.m, mask),
-                           __shfl_xor_sync(FULL_MASK, v.s, mask)};
-        v = combine(v, o);
-    }
-    return v;
-}
-
 template <int G>
 static __device__ __forceinline__ float group_max(float v)
 {
@@ -155,6 +137,25 @@ static __device__ __forceinline__ float group_sum(float v)
 #pragma unroll
     for (int mask = G / 2; mask > 0; mask /= 2) v += __shfl_xor_sync(FULL_MASK, v, mask);
     return v;
+}
+
+// The group's state from its lanes' states: the max by butterfly, each lane's sum rescaled to
+// it (one exp a lane, where merging pairs would take two a step), then the sum by butterfly.
+// xor butterflies leave every lane with the same bits: each pair adds the same two numbers.
+template <int G>
+static __device__ __forceinline__ max_sum group_combine(max_sum v)
+{
+    const float m = group_max<G>(v.m);
+    const float s = m == -INFINITY ? v.s : v.s * exp_of(v.m - m); // all empty: the zeros stay
+    return {m, group_sum<G>(s)};
+}
+
+// Two states merged into one (a lane's running state over several chunks).
+static __device__ __forceinline__ max_sum merge(max_sum a, max_sum b)
+{
+    const float m = fmaxf(a.m, b.m);
+    if (m == -INFINITY) return {m, a.s + b.s}; // both empty; avoids exp(-inf - -inf)
+    return {m, a.s * exp_of(a.m - m) + b.s * exp_of(b.m - m)};
 }
 
 // Every thread of the block gets the block's state: warp butterflies, one slot per warp, and
@@ -231,7 +232,9 @@ static __global__ void __launch_bounds__(WARP_PATH_BLOCK, 1)
 #pragma unroll
         for (int r = 0; r < RPA; ++r) {
             const size_t row = base + (size_t)group * RPA + r;
-            const float scale = LOG ? m[r] + logf(s[r]) : __fdividef(1.0f, s[r]);
+            // log-softmax subtracts the max first: x - (max + log s) would round at the max's
+            // magnitude (inputs of 1e4 lose 2e-4)
+            const float scale = LOG ? logf(s[r]) : __fdividef(1.0f, s[r]);
 #pragma unroll
             for (int k = 0; k < PACKS; ++k) {
                 const int col = (k * G + lane) * P;
@@ -239,8 +242,8 @@ static __global__ void __launch_bounds__(WARP_PATH_BLOCK, 1)
                     pack_t<T, P> out;
 #pragma unroll
                     for (int i = 0; i < P; ++i)
-                        out.elem[i] =
-                            from_float<T>(LOG ? v[r][k * P + i] - scale : v[r][k * P + i] * scale);
+                        out.elem[i] = from_float<T>(LOG ? (v[r][k * P + i] - m[r]) - scale
+                                                        : v[r][k * P + i] * scale);
                     *reinterpret_cast<word_t *>(d_out + row * cols + col) = out.word;
                 }
             }
@@ -256,41 +259,6 @@ static __global__ void __launch_bounds__(WARP_PATH_BLOCK, 1)
 // those boundaries: slot q holds elements [qP - a, qP - a + P) of the row. Every slot but the
 // first and the last is one 16-byte access wherever the row starts; the two ends are read and
 // written element by element, and what lies outside the row is -inf and never stored.
-template <typename T, int P>
-static __device__ __forceinline__ void load_slot(const T *__restrict__ x, long long cols, int a,
-                                                 size_t q, float (&v)[P])
-{
-    using word_t = typename word_of<P *(int)sizeof(T)>::type;
-    const long long lo = (long long)q * P - a;
-    if (lo >= 0 && lo + P <= cols) {
-        pack_t<T, P> pk;
-        pk.word = *reinterpret_cast<const word_t *>(x + lo);
-#pragma unroll
-        for (int i = 0; i < P; ++i) v[i] = to_float(pk.elem[i]);
-    } else {
-#pragma unroll
-        for (int i = 0; i < P; ++i)
-            v[i] = lo + i >= 0 && lo + i < cols ? to_float(x[lo + i]) : -INFINITY;
-    }
-}
-
-template <typename T, int P>
-static __device__ __forceinline__ void store_slot(T *__restrict__ y, long long cols, int a,
-                                                  size_t q, const float (&v)[P])
-{
-    using word_t = typename word_of<P *(int)sizeof(T)>::type;
-    const long long lo = (long long)q * P - a;
-    if (lo >= 0 && lo + P <= cols) {
-        pack_t<T, P> pk;
-#pragma unroll
-        for (int i = 0; i < P; ++i) pk.elem[i] = from_float<T>(v[i]);
-        *reinterpret_cast<word_t *>(y + lo) = pk.word;
-    } else {
-#pragma unroll
-        for (int i = 0; i < P; ++i)
-            if (lo + i >= 0 && lo + i < cols) y[lo + i] = from_float<T>(v[i]);
-    }
-}
 
 // Slots a thread holds in the CTA path: 32 values in packs (8 float packs, 4 half packs). One
 // element per slot (P = 1) costs an address register per slot as well, so those keep 16, in
@@ -303,14 +271,18 @@ static __host__ __device__ constexpr int slots_per_thread()
 template <int P>
 static __host__ __device__ constexpr int cta_max_threads()
 {
-    return P == 1 ? 512 : CTA_MAX_THREADS;
+    return sizeof(float) * P <= PACK_BYTES ? 512 : CTA_MAX_THREADS; // float packs and P = 1
 }
 
-// Where one CTA's chunk of its row lies. Thread t owns slots first + t + j * blockDim.x.
+// Where one CTA's chunk of its row lies: slots first .. first + count - 1 of the row, thread t
+// owning first + t + j * blockDim.x. Only the row's first slot (when the row starts off a
+// boundary) and its last (when it ends off one) are ragged: the chunk's slots whole_lo ..
+// whole_hi - 1 (counted from first) are whole. 32-bit counts inside a chunk keep registers.
 struct chunk_t {
     size_t row;
-    size_t first, end; // slots [first, end) of the row
-    int a;             // the row's offset past a 16-byte boundary, in elements
+    size_t first;
+    unsigned count, whole_lo, whole_hi;
+    int a; // the row's offset past a 16-byte boundary, in elements
 };
 
 template <typename T, int P>
@@ -319,11 +291,14 @@ static __device__ __forceinline__ chunk_t chunk_of(const T *d_in, size_t cols, i
 {
     chunk_t c;
     c.row = blockIdx.x / chunks;
-    const size_t k = blockIdx.x % chunks;
     c.a = P == 1 ? 0 : (int)(((uintptr_t)(d_in + c.row * cols) / sizeof(T)) % P);
     const size_t n_slots = (cols + c.a + P - 1) / P;
-    c.first = k * chunk_slots;
-    c.end = c.first + chunk_slots < n_slots ? c.first + chunk_slots : n_slots;
+    c.first = (blockIdx.x % chunks) * chunk_slots;
+    const size_t end = c.first + chunk_slots < n_slots ? c.first + chunk_slots : n_slots;
+    const size_t lo = c.a > 0 ? 1 : 0, hi = (cols + c.a) % P != 0 ? n_slots - 1 : n_slots;
+    c.count = (unsigned)(end > c.first ? end - c.first : 0);
+    c.whole_lo = (unsigned)(lo > c.first ? lo - c.first : 0);
+    c.whole_hi = (unsigned)(hi > c.first ? (hi < end ? hi : end) - c.first : 0);
     return c;
 }
 
@@ -333,14 +308,39 @@ static __device__ __forceinline__ void load_chunk(const T *__restrict__ x, size_
                                                   const chunk_t &c,
                                                   float (&v)[slots_per_thread<P>()][P])
 {
+    using word_t = typename word_of<P *(int)sizeof(T)>::type;
+    constexpr int SLOTS = slots_per_thread<P>();
+    const T *base = x - c.a + c.first * P; // on a 16-byte boundary: slot l at base + lP
+    pack_t<T, P> raw[SLOTS];
+    // Whole slots first, each load alone in its branch: all are in flight before any is used.
+    // (A conversion inside the branch would make each load wait for the one before it; float
+    // needs none and goes straight to its registers.)
 #pragma unroll
-    for (int j = 0; j < slots_per_thread<P>(); ++j) {
-        const size_t q = c.first + threadIdx.x + (size_t)j * blockDim.x;
-        if (q < c.end) {
-            load_slot<T, P>(x, (long long)cols, c.a, q, v[j]);
+    for (int j = 0; j < SLOTS; ++j) {
+        const unsigned l = threadIdx.x + j * blockDim.x;
+        if (l >= c.whole_lo && l < c.whole_hi) {
+            raw[j].word = *reinterpret_cast<const word_t *>(base + (size_t)l * P);
+            if constexpr (sizeof(T) == 4) {
+#pragma unroll
+                for (int i = 0; i < P; ++i) v[j][i] = to_float(raw[j].elem[i]);
+            }
+        }
+    }
+    // Then the values; a ragged slot element by element, and outside the row -inf.
+#pragma unroll
+    for (int j = 0; j < SLOTS; ++j) {
+        const unsigned l = threadIdx.x + j * blockDim.x;
+        if (l >= c.whole_lo && l < c.whole_hi) {
+            if constexpr (sizeof(T) != 4) {
+#pragma unroll
+                for (int i = 0; i < P; ++i) v[j][i] = to_float(raw[j].elem[i]);
+            }
         } else {
 #pragma unroll
-            for (int i = 0; i < P; ++i) v[j][i] = -INFINITY;
+            for (int i = 0; i < P; ++i) {
+                const long long e = (long long)((c.first + l) * P + i) - c.a; // its column
+                v[j][i] = l < c.count && e >= 0 && e < (long long)cols ? to_float(x[e]) : -INFINITY;
+            }
         }
     }
 }
@@ -373,18 +373,28 @@ static __device__ __forceinline__ void write_chunk(T *__restrict__ y, size_t col
                                                    float (&v)[slots_per_thread<P>()][P],
                                                    float thread_max, max_sum row)
 {
-    // an all -inf row has row.s == 0 and gives NaN, as PyTorch does
+    // An all -inf row has row.s == 0 and gives NaN, as PyTorch does. Log-softmax subtracts
+    // the max first: x - (max + log s) would round at the max's magnitude.
     const float scale =
-        LOG ? row.m + logf(row.s)
+        LOG ? logf(row.s)
             : __fdividef(thread_max == -INFINITY ? 0.0f : exp_of(thread_max - row.m), row.s);
+    using word_t = typename word_of<P *(int)sizeof(T)>::type;
+    T *base = y - c.a + c.first * P;
 #pragma unroll
     for (int j = 0; j < slots_per_thread<P>(); ++j) {
-        const size_t q = c.first + threadIdx.x + (size_t)j * blockDim.x;
-        if (q < c.end) {
-            float o[P];
+        const unsigned l = threadIdx.x + j * blockDim.x;
+        pack_t<T, P> pk;
 #pragma unroll
-            for (int i = 0; i < P; ++i) o[i] = LOG ? v[j][i] - scale : v[j][i] * scale;
-            store_slot<T, P>(y, (long long)cols, c.a, q, o);
+        for (int i = 0; i < P; ++i)
+            pk.elem[i] = from_float<T>(LOG ? (v[j][i] - row.m) - scale : v[j][i] * scale);
+        if (l >= c.whole_lo && l < c.whole_hi) {
+            *reinterpret_cast<word_t *>(base + (size_t)l * P) = pk.word;
+        } else if (l < c.count) { // a ragged slot: the elements inside the row
+#pragma unroll
+            for (int i = 0; i < P; ++i) {
+                const long long e = (long long)((c.first + l) * P + i) - c.a;
+                if (e >= 0 && e < (long long)cols) y[e] = pk.elem[i];
+            }
         }
     }
 }
@@ -448,7 +458,7 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), 1)
     const max_sum mine = thread_state<P, !LOG>(v);
     const unsigned lane = threadIdx.x % WARP_SIZE;
     max_sum row = {-INFINITY, 0.0f};
-    for (int k = lane; k < chunks; k += WARP_SIZE) row = combine(row, d_state[c.row * chunks + k]);
+    for (int k = lane; k < chunks; k += WARP_SIZE) row = merge(row, d_state[c.row * chunks + k]);
     row = group_combine<WARP_SIZE>(row);
     write_chunk<T, LOG, P>(d_out + c.row * cols, cols, c, v, mine.m, row);
 }
@@ -533,11 +543,13 @@ static plan_t make_plan(path_kind path, size_t k, size_t slots, int per_thread)
 //  - K > 1 chunks need a cluster (sm_90, up to max_cluster CTAs);
 //  - otherwise the split path, whose chunks only ever double for parallelism.
 static plan_t plan_rows(const gpu_t &g, int max_cluster, size_t rows, size_t cols, int P,
-                        int per_thread)
+                        int per_thread, int max_threads)
 {
     const size_t slots = ceil_div(cols + P - 1, (size_t)P); // the most any row needs
-    const size_t limit = g.clusters ? (size_t)max_cluster : 1;
-    const int caps[2] = {CTA_SHARED_SM_THREADS, P == 1 ? CTA_SHARED_SM_THREADS : CTA_MAX_THREADS};
+    size_t limit = g.clusters ? (size_t)max_cluster : 1;
+    int caps[2] = {CTA_SHARED_SM_THREADS, max_threads};
+    if (getenv("TUNE_CAP")) caps[0] = atoi(getenv("TUNE_CAP"));                     // TUNE
+    if (getenv("TUNE_CLUSTER") && g.clusters) limit = atoi(getenv("TUNE_CLUSTER")); // TUNE
     for (int c = 0; c < 2; c++) {
         if (ceil_div(slots, (size_t)caps[c] * per_thread) > limit) continue;
         return make_plan(PATH_CTA, chunks_for(g.sms, rows, slots, caps[c], per_thread, limit),
@@ -588,6 +600,23 @@ static unsigned capped_grid(size_t blocks, size_t cap)
 {
     const size_t g = blocks < cap ? blocks : cap;
     return (unsigned)(g > 0 ? g : 1);
+}
+
+// With REDUCE_VERBOSE=1 in the environment, says on stderr which path and plan a shape gets, once
+// per shape: what the dispatcher decided on this GPU, for the README's tables and for a user.
+static void say_plan(const char *who, size_t rows, size_t cols, const char *path, int chunks,
+                     int threads, size_t elem_bytes, int pack)
+{
+    static size_t last_rows, last_cols, last_bytes;
+    static const char *last_path;
+    const char *v = getenv("REDUCE_VERBOSE");
+    if (!v || strcmp(v, "1") != 0) return;
+    if (rows == last_rows && cols == last_cols && elem_bytes == last_bytes && path == last_path)
+        return;
+    last_rows = rows, last_cols = cols, last_bytes = elem_bytes, last_path = path;
+    fprintf(stderr,
+            "%s: %zu x %zu (%zu-byte elements, %d a slot): %s, %d CTA(s) a row, %d threads each\n",
+            who, rows, cols, elem_bytes, pack, path, chunks, threads);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -643,6 +672,10 @@ static cudaError_t warp_path(const T *d_in, T *d_out, size_t rows, int cols, boo
                              const gpu_t &g, cudaStream_t s)
 {
     constexpr int P = full_pack<T>();
+    say_plan("07_softmax/dispatch", rows, cols,
+             packed ? "warp path, 16-byte packs" : "warp path, one element a load",
+             cols <= WARP_SIZE * (packed ? P : 1) ? 0 : 1, WARP_PATH_BLOCK, sizeof(T),
+             packed ? P : 1);
     if (packed) {
         if (cols <= WARP_SIZE * P)
             return warp_narrow<T, LOG, P, narrow_rows<T>()>(d_in, d_out, rows, cols, g, s);
@@ -661,7 +694,18 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     constexpr int PER_THREAD = slots_per_thread<P>();
     auto kernel = softmax_cta<T, LOG, P>;
     const int max_cluster = g.clusters ? largest_cluster((const void *)kernel) : 1;
-    plan_t p = plan_rows(g, max_cluster, rows, cols, P, PER_THREAD);
+    plan_t p = plan_rows(g, max_cluster, rows, cols, P, PER_THREAD, cta_max_threads<P>());
+    { // TUNE: temporary overrides for one exploration run
+        const char *e;
+        if ((e = getenv("TUNE_K")) && p.path == PATH_CTA) {
+            const size_t slots = ceil_div(cols + P - 1, (size_t)P);
+            p = make_plan(PATH_CTA, (size_t)atoi(e), slots, PER_THREAD);
+        }
+    }
+    say_plan("07_softmax/dispatch", rows, cols,
+             p.path == PATH_CTA ? (p.chunks > 1 ? "cluster" : "block per row")
+                                : "split (two kernels)",
+             p.chunks, p.threads, sizeof(T), P);
     if (rows * (size_t)p.chunks > MAX_GRID_X)
         return cudaErrorInvalidValue; // beyond any GPU's memory
     if (p.path == PATH_CTA) {
@@ -721,14 +765,14 @@ static cudaError_t dispatch(const void *in, void *out, size_t rows, size_t cols,
 
 // Scratch of the split path for slots of P: a state per chunk. Any GPU may take the split path
 // (no clusters), so the bound assumes none.
-static size_t split_workspace(size_t rows, size_t cols, int P)
+template <int P>
+static size_t split_workspace(size_t rows, size_t cols)
 {
     if (cols <= (size_t)WARP_MAX_COLS) return 0;
     gpu_t g;
     if (current_gpu(&g) != cudaSuccess) g = gpu_t();
     g.clusters = 0;
-    const plan_t p = P == 1 ? plan_rows(g, 1, rows, cols, 1, slots_per_thread<1>())
-                            : plan_rows(g, 1, rows, cols, P, ROW_VALUES / P);
+    const plan_t p = plan_rows(g, 1, rows, cols, P, slots_per_thread<P>(), cta_max_threads<P>());
     return p.path == PATH_SPLIT ? rows * (size_t)p.chunks * sizeof(max_sum) : 0;
 }
 
@@ -740,15 +784,15 @@ int supports_dispatch(size_t rows, size_t cols) { return rows >= 1 && cols >= 1;
 
 size_t workspace_dispatch_f32(size_t rows, size_t cols)
 {
-    const size_t a = split_workspace(rows, cols, full_pack<float>()),
-                 b = split_workspace(rows, cols, 1);
+    const size_t a = split_workspace<full_pack<float>()>(rows, cols),
+                 b = split_workspace<1>(rows, cols);
     return a > b ? a : b;
 }
 
 size_t workspace_dispatch_16(size_t rows, size_t cols)
 {
-    const size_t a = split_workspace(rows, cols, full_pack<__half>()),
-                 b = split_workspace(rows, cols, 1);
+    const size_t a = split_workspace<full_pack<__half>()>(rows, cols),
+                 b = split_workspace<1>(rows, cols);
     return a > b ? a : b;
 }
 
