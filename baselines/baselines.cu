@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "baselines.h"
 
@@ -161,10 +162,12 @@ static cudaError_t cub_rows_launch(const void *d_in, void *d_out, size_t rows, s
 //   - the ones vector x, in device memory of its own: the launch's workspace is re-zeroed by
 //     callers between launches, so x cannot live there without a fill kernel in every launch
 //     (a launch of its own in the timed region, a few microseconds that are not gemv's). The
-//     workspace query fills it (a kernel, then a stream synchronize), growing it when a wider
+//     workspace query fills it (a kernel, then a device synchronize), growing it when a wider
 //     row asks, so the timed launch is the gemv alone.
-// Both live until the process exits. The launch's workspace is cuBLAS's scratch
-// (cublasSetWorkspace), so cuBLAS never allocates inside the launch either.
+// Both are released at exit (an atexit handler registered after the CUDA runtime started, so it
+// runs before the runtime's own teardown), which keeps memcheck's leak check clean. The launch's
+// workspace is cuBLAS's scratch (cublasSetWorkspace), so cuBLAS never allocates inside the
+// launch either.
 static const size_t GEMV_WS_BYTES = (size_t)4 << 20; // cuBLAS's default workspace size (its docs)
 static const size_t GEMV_WS_ALIGN = 256;              // cublasSetWorkspace wants 256-byte alignment
 static const int GEMV_MAX_DEVICES = 64;
@@ -192,6 +195,28 @@ static cudaError_t cuda_error_of(cublasStatus_t st)
     }
 }
 
+// Frees every device's ones vector and handle; the atexit handler. Cannot fail (errors of a
+// device already in an error state are ignored).
+static void gemv_release(void)
+{
+    int current = 0;
+    cudaError_t no_current = cudaGetDevice(&current);
+    pthread_mutex_lock(&gemv_lock);
+    for (int dev = 0; dev < GEMV_MAX_DEVICES; dev++) {
+        gemv_device *g = &gemv_devices[dev];
+        if (!g->handle && !g->d_ones) continue;
+        if (cudaSetDevice(dev) != cudaSuccess) continue;
+        if (g->d_ones) cudaFree(g->d_ones);
+        if (g->handle) cublasDestroy(g->handle);
+        g->d_ones = NULL;
+        g->handle = NULL;
+        g->ones_cap = 0;
+    }
+    pthread_mutex_unlock(&gemv_lock);
+    if (no_current == cudaSuccess) cudaSetDevice(current);
+    (void)cudaGetLastError();
+}
+
 static __global__ void fill_ones(float *x, size_t n)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -208,7 +233,12 @@ static gemv_device *gemv_prepare(size_t cols)
     gemv_device *g = &gemv_devices[dev];
     pthread_mutex_lock(&gemv_lock);
     cudaError_t e = cudaSuccess;
-    if (!g->handle) e = cuda_error_of(cublasCreate(&g->handle));
+    static int release_registered;
+    if (!g->handle) {
+        e = cuda_error_of(cublasCreate(&g->handle));
+        if (e) g->handle = NULL;
+    }
+    if (!e && !release_registered) release_registered = atexit(gemv_release) == 0;
     if (!e && g->ones_cap < cols) {
         // wait for launches that may still read the old vector, then replace it
         size_t cap = (cols + 65535) / 65536 * 65536;
@@ -226,6 +256,7 @@ static gemv_device *gemv_prepare(size_t cols)
         if (!e) g->ones_cap = cap;
     }
     g->error = e;
+    if (e) (void)cudaGetLastError(); // reported by the launch, not by whoever asks next
     pthread_mutex_unlock(&gemv_lock);
     return g;
 }
@@ -257,9 +288,9 @@ static cudaError_t gemv_launch(const void *d_in, void *d_out, size_t rows, size_
     gemv_device g = gemv_devices[dev];
     pthread_mutex_unlock(&gemv_lock);
     if (g.error) return g.error;
-    // the workspace query prepares the device; a caller that skipped it gets an error, not an
-    // allocation inside the launch
-    if (!g.handle || g.ones_cap < cols) return cudaErrorNotReady;
+    // the workspace query prepares the device; a caller that skipped it gets an error (no
+    // handle), not an allocation inside the launch
+    if (!g.handle || g.ones_cap < cols) return cudaErrorInvalidResourceHandle;
     void *ws = (void *)(((uintptr_t)d_ws + GEMV_WS_ALIGN - 1) & ~(uintptr_t)(GEMV_WS_ALIGN - 1));
     cublasStatus_t st = cublasSetStream(g.handle, s); // this also resets the workspace
     if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetWorkspace(g.handle, ws, GEMV_WS_BYTES);
