@@ -268,6 +268,13 @@ static __host__ __device__ constexpr int slots_per_thread()
 {
     return P == 1 ? 16 : ROW_VALUES / P;
 }
+// Float CTAs ask for two resident per SM (64 registers a thread): left to itself ptxas takes 96
+// and one CTA of 512 threads per SM, and bandwidth drops (measured: 24% of warps active).
+template <int P>
+static __host__ __device__ constexpr int cta_min_blocks()
+{
+    return P == 4 ? 2 : 1;
+}
 template <int P>
 static __host__ __device__ constexpr int cta_max_threads()
 {
@@ -402,7 +409,7 @@ static __device__ __forceinline__ void write_chunk(T *__restrict__ y, size_t col
 // One CTA per chunk; K = chunks CTAs of a row form a cluster (sm_90) and swap their states
 // through distributed shared memory. With chunks == 1 it is a block per row.
 template <typename T, bool LOG, int P>
-static __global__ void __launch_bounds__(cta_max_threads<P>(), 1)
+static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
     softmax_cta(const T *__restrict__ d_in, T *__restrict__ d_out, size_t cols, int chunks,
                 size_t chunk_slots)
 {
@@ -434,7 +441,7 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), 1)
 
 // Split path, first kernel: each chunk's state into d_state[row * chunks + chunk].
 template <typename T, int P>
-static __global__ void __launch_bounds__(cta_max_threads<P>(), 1)
+static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
     softmax_split_state(const T *__restrict__ d_in, size_t cols, int chunks, size_t chunk_slots,
                         max_sum *__restrict__ d_state)
 {
@@ -448,7 +455,7 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), 1)
 // Split path, second kernel: the row's state from its chunks (in index order, the same in every
 // CTA), then the chunk again (from L2 when it is still there) and its outputs.
 template <typename T, bool LOG, int P>
-static __global__ void __launch_bounds__(cta_max_threads<P>(), 1)
+static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
     softmax_split_write(const T *__restrict__ d_in, T *__restrict__ d_out, size_t cols, int chunks,
                         size_t chunk_slots, const max_sum *__restrict__ d_state)
 {
@@ -543,9 +550,10 @@ static plan_t make_plan(path_kind path, size_t k, size_t slots, int per_thread)
 //  - K > 1 chunks need a cluster (sm_90, up to max_cluster CTAs);
 //  - otherwise the split path, whose chunks only ever double for parallelism.
 static plan_t plan_rows(const gpu_t &g, int max_cluster, size_t rows, size_t cols, int P,
-                        int per_thread, int max_threads)
+                        int per_thread, int max_threads, bool aligned)
 {
-    const size_t slots = ceil_div(cols + P - 1, (size_t)P); // the most any row needs
+    // slots a row needs: cols / P when every row starts on a boundary, else one more at most
+    const size_t slots = aligned ? ceil_div(cols, (size_t)P) : ceil_div(cols + P - 1, (size_t)P);
     size_t limit = g.clusters ? (size_t)max_cluster : 1;
     int caps[2] = {CTA_SHARED_SM_THREADS, max_threads};
     if (getenv("TUNE_CAP")) caps[0] = atoi(getenv("TUNE_CAP"));                     // TUNE
@@ -694,11 +702,12 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     constexpr int PER_THREAD = slots_per_thread<P>();
     auto kernel = softmax_cta<T, LOG, P>;
     const int max_cluster = g.clusters ? largest_cluster((const void *)kernel) : 1;
-    plan_t p = plan_rows(g, max_cluster, rows, cols, P, PER_THREAD, cta_max_threads<P>());
+    const bool aligned = (uintptr_t)d_in % PACK_BYTES == 0 && cols % P == 0;
+    plan_t p = plan_rows(g, max_cluster, rows, cols, P, PER_THREAD, cta_max_threads<P>(), aligned);
     { // TUNE: temporary overrides for one exploration run
         const char *e;
         if ((e = getenv("TUNE_K")) && p.path == PATH_CTA) {
-            const size_t slots = ceil_div(cols + P - 1, (size_t)P);
+            const size_t slots = aligned ? ceil_div(cols, (size_t)P) : ceil_div(cols + P - 1, (size_t)P);
             p = make_plan(PATH_CTA, (size_t)atoi(e), slots, PER_THREAD);
         }
     }
@@ -751,6 +760,10 @@ static cudaError_t dispatch(const void *in, void *out, size_t rows, size_t cols,
     gpu_t g;
     cudaError_t err = current_gpu(&g);
     if (err != cudaSuccess) return err;
+    // REDUCE_NO_CLUSTERS=1: plan as on a GPU without clusters (the gpu suite tests the split
+    // path on Hopper that way)
+    const char *nc = getenv("REDUCE_NO_CLUSTERS");
+    if (nc && strcmp(nc, "1") == 0) g.clusters = 0;
     const T *d_in = static_cast<const T *>(in);
     T *d_out = static_cast<T *>(out);
     const bool same_phase = ((uintptr_t)in - (uintptr_t)out) % PACK_BYTES == 0;
@@ -772,7 +785,7 @@ static size_t split_workspace(size_t rows, size_t cols)
     gpu_t g;
     if (current_gpu(&g) != cudaSuccess) g = gpu_t();
     g.clusters = 0;
-    const plan_t p = plan_rows(g, 1, rows, cols, P, slots_per_thread<P>(), cta_max_threads<P>());
+    const plan_t p = plan_rows(g, 1, rows, cols, P, slots_per_thread<P>(), cta_max_threads<P>(), false);
     return p.path == PATH_SPLIT ? rows * (size_t)p.chunks * sizeof(max_sum) : 0;
 }
 

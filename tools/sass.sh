@@ -108,7 +108,7 @@ k_ldgsts 32'
        [ -x "$BUILD/05_packed" ]; then
         for case in "04_block_reduce _Z18reduce_grid_stridePKfPfm 4" \
                     "04_block_reduce _Z25reduce_grid_stride_unrollPKfPfm 16" \
-                    "05_packed _Z26rowsum_warp_per_row_packedPKfPfmm 64"; do
+                    "05_packed _Z26rowsum_warp_per_row_packedPKfPfmm 160"; do
             # shellcheck disable=SC2086
             set -- $case
             arch=$(pick_arch "$cuobj" "$BUILD/$1")

@@ -33,6 +33,26 @@ static const char *only_stages; /* GPU_TEST_STAGES, NULL: all */
 static void *d_in, *d_out, *d_ws;
 static size_t in_cap, out_cap, ws_cap;
 static unsigned failures_reported;
+static struct timespec test_started;
+
+/* Seconds since the last call (or since main started the suite): each test says how long it
+   took, so that the suite's time can be kept under its budget. */
+static double lap_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double dt = (now.tv_sec - test_started.tv_sec) + 1e-9 * (now.tv_nsec - test_started.tv_nsec);
+    test_started = now;
+    return dt;
+}
+
+#define TIMED(fn)                                                                                  \
+    static void fn##_timed(void)                                                                   \
+    {                                                                                              \
+        lap_seconds();                                                                             \
+        fn();                                                                                      \
+        printf("[%.1f s] ", lap_seconds());                                                        \
+    }
 
 #define GUARD_BYTES 64 /* after each output: a write past the end changes them */
 #define GUARD_BYTE 0xA5
@@ -53,6 +73,8 @@ typedef struct {
     const stage_t *stage;
     const variant_t *v;
 } entry;
+
+static entry ents[512];
 
 /* 1 if GPU_TEST_STAGES names the stage (or is unset). */
 static int stage_selected(const char *dir)
@@ -194,10 +216,18 @@ static const size_t sum_sizes_full[] = {(1 << 24) + 3, (1 << 26) + 5};
 
 static int sum_size_ok(size_t n) { return !quick || n <= 65537; }
 
-static entry ents[512];
+/* 1 when the selected stages have no variant of op (GPU_TEST_STAGES): the test has nothing to
+   run and says so instead of failing. */
+static int nothing_to_test(op_kind op, int any_softmax)
+{
+    if (collect(op, any_softmax, ents, 512) > 0) return 0;
+    printf("(no variant of the selected stages) ");
+    return 1;
+}
 
 static void for_each_sum_size(void (*fn)(size_t n, size_t *cases))
 {
+    if (nothing_to_test(OP_SUM, 0)) return;
     size_t cases = 0;
     for (size_t k = 0; k < ARRAY_LEN(sum_sizes); k++)
         if (sum_size_ok(sum_sizes[k])) fn(sum_sizes[k], &cases);
@@ -273,6 +303,7 @@ static void test_every_sum_variant_meets_the_rounding_bound_on_random_floats(voi
 
 static void test_every_sum_variant_handles_misaligned_input_and_tails(void)
 {
+    if (nothing_to_test(OP_SUM, 0)) return;
     size_t ne = collect(OP_SUM, 0, ents, 512), cases = 0;
     static const size_t sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 31, 33, 1023, 1025, 4097, 16385, 65537, 1000003};
     for (size_t k = 0; k < ARRAY_LEN(sizes); k++) {
@@ -301,6 +332,7 @@ static void test_every_sum_variant_handles_misaligned_input_and_tails(void)
 
 static void test_every_sum_variant_is_right_twice_in_a_row_and_deterministic(void)
 {
+    if (nothing_to_test(OP_SUM, 0)) return;
     size_t ne = collect(OP_SUM, 0, ents, 512), cases = 0;
     static const size_t sizes[] = {1, 1000, 16385, 65537, 1000003, (1 << 22) + 5};
     for (size_t k = 0; k < ARRAY_LEN(sizes); k++) {
@@ -373,6 +405,7 @@ static size_t row_shapes_now(shape2 *out, size_t max)
 
 static void test_every_rowsum_variant_is_exact_per_row(void)
 {
+    if (nothing_to_test(OP_ROWSUM, 0)) return;
     size_t ne = collect(OP_ROWSUM, 0, ents, 512), cases = 0;
     shape2 shapes[64];
     size_t ns = row_shapes_now(shapes, 64);
@@ -413,6 +446,7 @@ static void test_every_rowsum_variant_is_exact_per_row(void)
 
 static void test_every_rowsum_variant_meets_the_rounding_bound(void)
 {
+    if (nothing_to_test(OP_ROWSUM, 0)) return;
     size_t ne = collect(OP_ROWSUM, 0, ents, 512), cases = 0;
     shape2 shapes[64];
     size_t ns = row_shapes_now(shapes, 64);
@@ -435,6 +469,38 @@ static void test_every_rowsum_variant_meets_the_rounding_bound(void)
         free(x);
         free(got);
     }
+    CU_ASSERT(cases > 0);
+}
+
+/* Few long rows as a GPU without clusters sees them (REDUCE_NO_CLUSTERS=1): 06's dispatch
+   then cuts rows into segments and adds them in a second pass. */
+static void test_every_rowsum_variant_is_exact_without_clusters(void)
+{
+    if (quick || nothing_to_test(OP_ROWSUM, 0)) return;
+    size_t ne = collect(OP_ROWSUM, 0, ents, 512), cases = 0;
+    static const shape2 shapes[] = {{1, 262147}, {8, 131075}, {3, 1 << 20}, {100, 8193}};
+    setenv("REDUCE_NO_CLUSTERS", "1", 1);
+    for (size_t k = 0; k < ARRAY_LEN(shapes); k++) {
+        shape2 s = shapes[k];
+        size_t elems = s.rows * s.cols;
+        float *x = malloc(elems * 4), *got = malloc(s.rows * 4);
+        double *want = malloc(s.rows * sizeof *want);
+        fill_small_ints(x, elems, 3 * elems);
+        for (size_t r = 0; r < s.rows; r++) want[r] = ref_sum(x + r * s.cols, s.cols, NULL);
+        for (size_t j = 0; j < ne; j++) {
+            if (!ents[j].v->supports(s.rows, s.cols)) continue;
+            cases++;
+            if (run_case(&ents[j], x, s.rows, s.cols, 1, 0, 0xFF, 1, got, "no clusters")) continue;
+            check_result res = check_exact(got, want, s.rows);
+            if (!res.ok)
+                FAIL_CASE("%s/%s %zux%zu without clusters: row %zu expected %.1f, got %.9g", ents[j].stage->dir,
+                          ents[j].v->name, s.rows, s.cols, res.index, res.expected, res.actual);
+        }
+        free(x);
+        free(got);
+        free(want);
+    }
+    unsetenv("REDUCE_NO_CLUSTERS");
     CU_ASSERT(cases > 0);
 }
 
@@ -516,6 +582,7 @@ static size_t softmax_shape(size_t rows, size_t cols, int patterns, size_t in_of
 
 static void test_every_softmax_variant_matches_the_reference_on_awkward_shapes(void)
 {
+    if (nothing_to_test(OP_SOFTMAX, 1)) return;
     size_t cases = 0;
     static const size_t cols_list[] = {1,   2,   3,   4,   5,   7,    8,    9,    31,   32,   33,  64,
                                        100, 127, 128, 129, 255, 256,  257,  512,  1000, 1023, 1024, 1025};
@@ -537,7 +604,7 @@ static void test_every_softmax_variant_matches_the_reference_on_awkward_shapes(v
    16 = 8192); and rows past a full wave. */
 static void test_every_softmax_variant_is_right_at_each_threshold(void)
 {
-    if (quick) return;
+    if (quick || nothing_to_test(OP_SOFTMAX, 1)) return;
     size_t cases = 0;
     const size_t static_smem = 2 * 32 * 4;
     const size_t smem_default = (48 * 1024 - static_smem) / 4, smem_max = ((size_t)smem_optin - static_smem) / 4;
@@ -556,6 +623,12 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
     cases += softmax_shape(2 * (size_t)sm_count, 20000, RANDOM_ONLY, 1, 1);
     cases += softmax_shape(8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
     cases += softmax_shape(2, 524288 + 8, RANDOM_ONLY, 0, 0); /* past the largest cluster: split */
+    /* the same long rows as a GPU without clusters sees them: the split path, few and many rows */
+    setenv("REDUCE_NO_CLUSTERS", "1", 1);
+    cases += softmax_shape(8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += softmax_shape(2 * (size_t)sm_count + 3, 40000, RANDOM_AND_TWO_HOT, 0, 0);
+    cases += softmax_shape(3, 262147, RANDOM_ONLY, 1, 0);
+    unsetenv("REDUCE_NO_CLUSTERS");
     cases += softmax_shape(1, 300007, RANDOM_ONLY, 1, 0);     /* different phases, long */
     if (full) {
         cases += softmax_shape(1100, 32769, RANDOM_ONLY, 0, 0);
@@ -618,6 +691,18 @@ static int clean_gpu(void)
     return 0;
 }
 
+TIMED(test_every_sum_variant_is_exact_on_small_integers)
+TIMED(test_every_sum_variant_counts_a_single_one_exactly_once)
+TIMED(test_every_sum_variant_meets_the_rounding_bound_on_random_floats)
+TIMED(test_every_sum_variant_handles_misaligned_input_and_tails)
+TIMED(test_every_sum_variant_is_right_twice_in_a_row_and_deterministic)
+TIMED(test_every_rowsum_variant_is_exact_per_row)
+TIMED(test_every_rowsum_variant_meets_the_rounding_bound)
+TIMED(test_every_rowsum_variant_is_exact_without_clusters)
+TIMED(test_every_softmax_variant_matches_the_reference_on_awkward_shapes)
+TIMED(test_every_softmax_variant_is_right_at_each_threshold)
+TIMED(test_read_stream_xors_every_word_and_copy_copies_every_byte)
+
 int main(void)
 {
     quick = getenv("GPU_TEST_QUICK") != NULL;
@@ -629,30 +714,32 @@ int main(void)
     int have_gpu = e == cudaSuccess && count > 0;
 
     static CU_TestInfo sum_tests[] = {
-        {"every sum variant is exact on small integers", test_every_sum_variant_is_exact_on_small_integers},
-        {"every sum variant counts a single 1.0 exactly once", test_every_sum_variant_counts_a_single_one_exactly_once},
+        {"every sum variant is exact on small integers", test_every_sum_variant_is_exact_on_small_integers_timed},
+        {"every sum variant counts a single 1.0 exactly once", test_every_sum_variant_counts_a_single_one_exactly_once_timed},
         {"every sum variant meets the rounding bound on random floats",
-         test_every_sum_variant_meets_the_rounding_bound_on_random_floats},
-        {"every sum variant handles misaligned input and tails", test_every_sum_variant_handles_misaligned_input_and_tails},
+         test_every_sum_variant_meets_the_rounding_bound_on_random_floats_timed},
+        {"every sum variant handles misaligned input and tails", test_every_sum_variant_handles_misaligned_input_and_tails_timed},
         {"every sum variant is right twice in a row and deterministic",
-         test_every_sum_variant_is_right_twice_in_a_row_and_deterministic},
+         test_every_sum_variant_is_right_twice_in_a_row_and_deterministic_timed},
         CU_TEST_INFO_NULL,
     };
     static CU_TestInfo row_tests[] = {
         {"every rowsum variant is exact per row (ints, a moving 1.0, offsets, thresholds)",
-         test_every_rowsum_variant_is_exact_per_row},
-        {"every rowsum variant meets the rounding bound", test_every_rowsum_variant_meets_the_rounding_bound},
+         test_every_rowsum_variant_is_exact_per_row_timed},
+        {"every rowsum variant meets the rounding bound", test_every_rowsum_variant_meets_the_rounding_bound_timed},
+        {"every rowsum variant is exact without clusters (segments and a second pass)",
+         test_every_rowsum_variant_is_exact_without_clusters_timed},
         CU_TEST_INFO_NULL,
     };
     static CU_TestInfo softmax_tests[] = {
         {"every softmax variant matches the reference on awkward shapes (f32, f16, bf16, log, special values)",
-         test_every_softmax_variant_matches_the_reference_on_awkward_shapes},
+         test_every_softmax_variant_matches_the_reference_on_awkward_shapes_timed},
         {"every softmax variant is right on both sides of each threshold",
-         test_every_softmax_variant_is_right_at_each_threshold},
+         test_every_softmax_variant_is_right_at_each_threshold_timed},
         CU_TEST_INFO_NULL,
     };
     static CU_TestInfo ceiling_tests[] = {
-        {"read_stream XORs every word and copy copies every byte", test_read_stream_xors_every_word_and_copy_copies_every_byte},
+        {"read_stream XORs every word and copy copies every byte", test_read_stream_xors_every_word_and_copy_copies_every_byte_timed},
         CU_TEST_INFO_NULL,
     };
     CU_SuiteInfo suites[] = {
@@ -675,6 +762,7 @@ int main(void)
     CU_basic_set_mode(CU_BRM_VERBOSE);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    test_started = t0;
     CU_basic_run_tests();
     clock_gettime(CLOCK_MONOTONIC, &t1);
     unsigned failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
