@@ -323,17 +323,18 @@ static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
 
 // Idea:  ONE ordinary launch: each block stores its partial, fences, takes a ticket; the block
 //        with the last ticket adds all partials in index order (deterministic) and resets it.
+//        Small n (two laps of one block) is a single block of up to 1024 threads: no ticket.
 // Fixes: grid_sync's co-residency rule and grid-wide barrier.
 // Cost:  a fence and an atomic per block, and the last block's extra pass over the partials.
 // Run:   build/06_coop_groups --variant single_pass -n 1048576
-static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
+static __global__ void __launch_bounds__(BIG_BLOCK, 1)
     reduce_single_pass(const float *__restrict__ d_in, float *__restrict__ d_out, size_t n,
                        float *d_partials, unsigned *d_counter)
 {
     const cg::thread_block block = cg::this_thread_block();
     __shared__ bool is_last;
-    float v = span_sum(d_in, n, blockIdx.x * (size_t)BLOCK_SIZE + block.thread_rank(),
-                       (size_t)gridDim.x * BLOCK_SIZE);
+    float v = span_sum(d_in, n, blockIdx.x * (size_t)blockDim.x + block.thread_rank(),
+                       (size_t)gridDim.x * blockDim.x);
     v = block_reduce_cg(block, v);
     if (gridDim.x == 1) { // small n: one block, no partials, no atomics
         if (block.thread_rank() == 0) *d_out = v;
@@ -459,7 +460,8 @@ static cluster_fit largest_cluster(const void *kernel, int threads)
     cluster_fit fit;
     // REDUCE_NO_CLUSTERS=1: plan as on a GPU without clusters (the gpu suite tests that path)
     const char *nc = getenv("REDUCE_NO_CLUSTERS");
-    if ((nc && strcmp(nc, "1") == 0) || !device_attr(cudaDevAttrClusterLaunch) || cudaGetDevice(&dev) != cudaSuccess)
+    if ((nc && strcmp(nc, "1") == 0) || !device_attr(cudaDevAttrClusterLaunch) ||
+        cudaGetDevice(&dev) != cudaSuccess)
         return fit;
     for (int i = 0; i < n_cached; i++)
         if (cached_kernel[i] == kernel && cached_dev[i] == dev) return cached[i];
@@ -624,10 +626,24 @@ static cudaError_t launch_grid_sync(const void *d_in, void *d_out, size_t rows, 
     return cudaGetLastError();
 }
 
+// Up to two laps of a 1024-thread block, one block does the whole sum: a second block would
+// cost a ticket and a last pass for less reading than they take (measured: one block is 1.3-1.6x
+// CUB at 2^13 .. 2^15, 256-thread blocks with tickets 1.1-1.2x). Its threads: one lap each,
+// whole warps, 1024 at most.
+static const size_t ONE_BLOCK_MAX_N = 2 * (size_t)BIG_BLOCK * UNROLL * PACK; // 32768 floats
+
 static cudaError_t launch_single_pass(const void *d_in, void *d_out, size_t rows, size_t cols,
                                       void *d_workspace, cudaStream_t s)
 {
     if (!supports_sum(rows, cols)) return cudaErrorInvalidValue;
+    if (cols <= ONE_BLOCK_MAX_N) {
+        size_t threads = ceil_div(ceil_div(cols, UNROLL * PACK), WARP_SIZE) * WARP_SIZE;
+        if (threads > BIG_BLOCK) threads = BIG_BLOCK;
+        reduce_single_pass<<<1, (unsigned)threads, 0, s>>>((const float *)d_in, (float *)d_out,
+                                                           cols, ws_partials(d_workspace),
+                                                           ws_counter(d_workspace));
+        return cudaGetLastError();
+    }
     const size_t grid = sum_grid(cols, BLOCK_SIZE, resident_single_pass());
     reduce_single_pass<<<(unsigned)grid, BLOCK_SIZE, 0, s>>>((const float *)d_in, (float *)d_out,
                                                              cols, ws_partials(d_workspace),
@@ -643,43 +659,7 @@ struct sum_plan {
     unsigned grid, threads, cluster;
 };
 
-static sum_plan plan_cluster_sum_auto(size_t n);
-
 static sum_plan plan_cluster_sum(size_t n)
-{
-    sum_plan p = plan_cluster_sum_auto(n);
-    // TUNE: temporary overrides for one exploration run
-    const char *e;
-    const size_t one = getenv("TUNE_SUM_ONE") ? (size_t)atol(getenv("TUNE_SUM_ONE")) : (size_t)BIG_BLOCK * UNROLL * PACK;
-    if (n <= one && getenv("TUNE_SUM_ONE")) {
-        const size_t threads = ceil_div(ceil_div(n, PACK), WARP_SIZE) * WARP_SIZE;
-        p.grid = 1;
-        p.threads = (unsigned)(threads < BIG_BLOCK ? threads : BIG_BLOCK);
-        if (getenv("TUNE_SUM_ONE_THREADS")) p.threads = atoi(getenv("TUNE_SUM_ONE_THREADS"));
-        p.cluster = 1;
-        return p;
-    }
-    if (n <= one) return p;
-    if ((e = getenv("TUNE_SUM_K"))) p.cluster = atoi(e);
-    if ((e = getenv("TUNE_SUM_THREADS"))) p.threads = atoi(e);
-    if (getenv("TUNE_SUM_K") || getenv("TUNE_SUM_THREADS") || getenv("TUNE_SUM_GRID")) {
-        size_t grid = ceil_div(n, (size_t)p.threads * UNROLL * PACK);
-        if ((e = getenv("TUNE_SUM_GRID"))) grid = atol(e);
-        static fill_cache fill;
-        int per_sm = 0;
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_cluster, p.threads, 0);
-        const size_t cap = (size_t)per_sm * device_attr(cudaDevAttrMultiProcessorCount);
-        if (grid > cap) grid = cap;
-        grid = ceil_div(grid, p.cluster) * p.cluster;
-        if (getenv("TUNE_SUM_MAXCLUSTERS") && grid / p.cluster > (size_t)atoi(getenv("TUNE_SUM_MAXCLUSTERS")))
-            grid = (size_t)atoi(getenv("TUNE_SUM_MAXCLUSTERS")) * p.cluster;
-        p.grid = (unsigned)grid;
-        (void)fill;
-    }
-    return p;
-}
-
-static sum_plan plan_cluster_sum_auto(size_t n)
 {
     sum_plan p;
     const size_t lap = (size_t)BIG_BLOCK * UNROLL * PACK; // 16384 floats a block per lap
@@ -815,8 +795,6 @@ static row_plan plan_block_rows(size_t rows, size_t cols)
         p.cluster = true;
         chunks = min_size(chunks, (size_t)fit.size);
     }
-    if (getenv("TUNE_ROW_CHUNKS")) chunks = atoi(getenv("TUNE_ROW_CHUNKS")); // TUNE
-    if (getenv("TUNE_ROW_NOCLUSTER")) p.cluster = false;                     // TUNE
     if (chunks <= 1) return p;
     p.chunk_len = ceil_div(ceil_div(cols, chunks), PACK) * PACK;
     p.chunks = (unsigned)ceil_div(cols, p.chunk_len);

@@ -268,12 +268,13 @@ static __host__ __device__ constexpr int slots_per_thread()
 {
     return P == 1 ? 16 : ROW_VALUES / P;
 }
-// Float CTAs ask for two resident per SM (64 registers a thread): left to itself ptxas takes 96
-// and one CTA of 512 threads per SM, and bandwidth drops (measured: 24% of warps active).
+// One CTA a block at least: forcing two float CTAs of 512 threads onto an SM (64 registers a
+// thread) spills and measured slower than letting ptxas take 96 registers (4096 x 8192: 85% of
+// the copy against 97%).
 template <int P>
 static __host__ __device__ constexpr int cta_min_blocks()
 {
-    return P == 4 ? 2 : 1;
+    return 1;
 }
 template <int P>
 static __host__ __device__ constexpr int cta_max_threads()
@@ -554,10 +555,8 @@ static plan_t plan_rows(const gpu_t &g, int max_cluster, size_t rows, size_t col
 {
     // slots a row needs: cols / P when every row starts on a boundary, else one more at most
     const size_t slots = aligned ? ceil_div(cols, (size_t)P) : ceil_div(cols + P - 1, (size_t)P);
-    size_t limit = g.clusters ? (size_t)max_cluster : 1;
-    int caps[2] = {CTA_SHARED_SM_THREADS, max_threads};
-    if (getenv("TUNE_CAP")) caps[0] = atoi(getenv("TUNE_CAP"));                     // TUNE
-    if (getenv("TUNE_CLUSTER") && g.clusters) limit = atoi(getenv("TUNE_CLUSTER")); // TUNE
+    const size_t limit = g.clusters ? (size_t)max_cluster : 1;
+    const int caps[2] = {CTA_SHARED_SM_THREADS, max_threads};
     for (int c = 0; c < 2; c++) {
         if (ceil_div(slots, (size_t)caps[c] * per_thread) > limit) continue;
         return make_plan(PATH_CTA, chunks_for(g.sms, rows, slots, caps[c], per_thread, limit),
@@ -704,13 +703,6 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     const int max_cluster = g.clusters ? largest_cluster((const void *)kernel) : 1;
     const bool aligned = (uintptr_t)d_in % PACK_BYTES == 0 && cols % P == 0;
     plan_t p = plan_rows(g, max_cluster, rows, cols, P, PER_THREAD, cta_max_threads<P>(), aligned);
-    { // TUNE: temporary overrides for one exploration run
-        const char *e;
-        if ((e = getenv("TUNE_K")) && p.path == PATH_CTA) {
-            const size_t slots = aligned ? ceil_div(cols, (size_t)P) : ceil_div(cols + P - 1, (size_t)P);
-            p = make_plan(PATH_CTA, (size_t)atoi(e), slots, PER_THREAD);
-        }
-    }
     say_plan("07_softmax/dispatch", rows, cols,
              p.path == PATH_CTA ? (p.chunks > 1 ? "cluster" : "block per row")
                                 : "split (two kernels)",
@@ -785,7 +777,8 @@ static size_t split_workspace(size_t rows, size_t cols)
     gpu_t g;
     if (current_gpu(&g) != cudaSuccess) g = gpu_t();
     g.clusters = 0;
-    const plan_t p = plan_rows(g, 1, rows, cols, P, slots_per_thread<P>(), cta_max_threads<P>(), false);
+    const plan_t p =
+        plan_rows(g, 1, rows, cols, P, slots_per_thread<P>(), cta_max_threads<P>(), false);
     return p.path == PATH_SPLIT ? rows * (size_t)p.chunks * sizeof(max_sum) : 0;
 }
 

@@ -251,7 +251,9 @@ static const void *set_bytes(const input_set *in, dtype dt)
 static void upload_input(const run_t *r, const input_set *in, const shape_t *sh, dtype dt)
 {
     size_t elems = sh->rows * sh->cols;
-    CHECK_CUDA(cudaMemcpy(r->d_in, set_bytes(in, dt), elems * dtype_bytes(dt), cudaMemcpyHostToDevice));
+    /* on the program's stream: a non-blocking stream does not wait for the legacy one */
+    CHECK_CUDA(cudaMemcpyAsync(r->d_in, set_bytes(in, dt), elems * dtype_bytes(dt), cudaMemcpyHostToDevice,
+                               r->s));
 }
 
 /* What happened to a launch: ran, skipped (the GPU lacks a feature), or a
@@ -286,10 +288,12 @@ static launch_outcome check_one(run_t *r, const char *stage, const variant_t *v,
     size_t outs = out_count(v->op, sh->rows, sh->cols);
     size_t out_bytes = outs * dtype_bytes(v->out_type);
     upload_input(r, in, sh, v->in_type);
-    CHECK_CUDA(cudaMemset(r->d_out, 0xFF, out_bytes)); /* all-ones bits: NaN in every dtype */
+    /* Every fill runs on the program's stream, in order with the launch: the stream is
+       non-blocking, so a plain cudaMemset (legacy stream) could land after the kernel started. */
+    CHECK_CUDA(cudaMemsetAsync(r->d_out, 0xFF, out_bytes, r->s)); /* all-ones bits: NaN in every dtype */
     /* guard bytes right after the output: a write past its end changes them */
-    CHECK_CUDA(cudaMemset((char *)r->d_out + out_bytes, GUARD_BYTE, GUARD_BYTES));
-    if (r->ws_bytes) CHECK_CUDA(cudaMemset(r->d_ws, 0, r->ws_bytes));
+    CHECK_CUDA(cudaMemsetAsync((char *)r->d_out + out_bytes, GUARD_BYTE, GUARD_BYTES, r->s));
+    if (r->ws_bytes) CHECK_CUDA(cudaMemsetAsync(r->d_ws, 0, r->ws_bytes, r->s));
     cudaError_t e = v->launch(r->d_in, r->d_out, sh->rows, sh->cols, r->d_ws, r->s);
     if (e == cudaSuccess) e = cudaStreamSynchronize(r->s);
     if (handle_launch_error(r, stage, v, e) == LAUNCH_SKIPPED) return LAUNCH_SKIPPED;
@@ -475,7 +479,7 @@ static double run_variant(run_t *r, const char *stage, const variant_t *v, const
     row.max_err = res.max_err;
     if (res.ok && !r->o->check_only) {
         launch_ctx c = {v, r, sh};
-        if (r->ws_bytes) CHECK_CUDA(cudaMemset(r->d_ws, 0, r->ws_bytes));
+        if (r->ws_bytes) CHECK_CUDA(cudaMemsetAsync(r->d_ws, 0, r->ws_bytes, r->s));
         timing_t t;
         char label[160];
         snprintf(label, sizeof label, "%s/%s/%s/%s", stage, v->name, op_name(v->op), dtype_name(v->in_type));
@@ -700,7 +704,7 @@ int stage_main(const stage_t *stage, int argc, char **argv)
         r.flush_bytes = r.dev.l2_bytes * 3;
         if (r.flush_bytes < ((size_t)16 << 20)) r.flush_bytes = (size_t)16 << 20;
         CHECK_CUDA(cudaMalloc(&r.d_flush, r.flush_bytes));
-        CHECK_CUDA(cudaMemset(r.d_flush, 0, r.flush_bytes));
+        CHECK_CUDA(cudaMemsetAsync(r.d_flush, 0, r.flush_bytes, r.s));
         CHECK_CUDA(cudaMalloc((void **)&r.d_flush_xor, read_stream_blocks(r.flush_bytes) * 4));
     }
 
