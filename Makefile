@@ -86,6 +86,8 @@ ALL_STAGE_OBJS := $(foreach s,$(ALL_STAGES),$(call stage_objs,$(s)))
 SWEEP_N   := 2^10,2^11,2^12,2^13,2^14,2^15,2^16,2^17,2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28,1000,1000003,10000019,100000007
 ROW_COLS  := 32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536
 SOFT_COLS := 32,64,128,256,512,1000,1024,2048,4096,8192,16384,32768,65536
+# timed repetitions of make run (the median of at least 20, DESIGN.md Timing)
+RUN_FLAGS ?= --iters 30
 # real-world [rows, cols]: LLM logits (vocabularies of 32000 .. 262144), attention rows, classifiers
 SHAPES    := 1x262144 8x131072 32x128256 64x32000 256x151936 4096x50257 16384x4096 131072x128 2048x1000
 
@@ -97,6 +99,7 @@ SHAPES    := 1x262144 8x131072 32x128256 64x32000 256x151936 4096x50257 16384x40
 # the host tests link to TOOLS_LIB.
 TOOLS_BINS :=
 TOOLS_LIB  :=
+HAVE_GPU   := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
 include tools/results.mk tools/evidence.mk tools/course.mk
 
 all: $(STAGE_BINS) $(BUILD)/baselines $(TEST_HOST) $(TEST_GPU) tools
@@ -170,17 +173,17 @@ has_op = $(BUILD)/$(1) --list | awk '$$2=="$(2)"{f=1}END{exit !f}'
 run: $(STAGE_BINS)
 	@mkdir -p $(RESULTS)
 	rm -f $(RESULTS)/run.csv $(RESULTS)/rows.csv $(RESULTS)/softmax.csv $(RESULTS)/shapes.csv
-	@set -e; for s in $(STAGES); do $(BUILD)/$$s --csv $(RESULTS)/run.csv; done
+	@set -e; for s in $(STAGES); do $(BUILD)/$$s $(RUN_FLAGS) --csv $(RESULTS)/run.csv; done
 	@set -e; for s in $(STAGES); do \
 	    if $(call has_op,$$s,rowsum); then \
-	        $(BUILD)/$$s --op rowsum --cols $(ROW_COLS) --csv $(RESULTS)/rows.csv; fi; done
+	        $(BUILD)/$$s --op rowsum --cols $(ROW_COLS) $(RUN_FLAGS) --csv $(RESULTS)/rows.csv; fi; done
 	@set -e; for s in $(STAGES); do \
 	    if $(call has_op,$$s,softmax); then \
-	        $(BUILD)/$$s --cols $(SOFT_COLS) --csv $(RESULTS)/softmax.csv; fi; done
+	        $(BUILD)/$$s --cols $(SOFT_COLS) $(RUN_FLAGS) --csv $(RESULTS)/softmax.csv; fi; done
 	@set -e; for s in $(STAGES); do \
-	    if $(call has_op,$$s,rowsum) || $(call has_op,$$s,softmax); then \
+	    if $(BUILD)/$$s --list | awk '$$1=="dispatch"{f=1}END{exit !f}'; then \
 	        for sh in $(SHAPES); do $(BUILD)/$$s --variant dispatch --rows $${sh%x*} --cols $${sh#*x} \
-	            --csv $(RESULTS)/shapes.csv; done; fi; done
+	            $(RUN_FLAGS) --csv $(RESULTS)/shapes.csv; done; fi; done
 
 sweep: $(STAGE_BINS)
 	@mkdir -p $(RESULTS)
@@ -200,8 +203,6 @@ check: $(STAGE_BINS) $(BUILD)/baselines
 	        $(BUILD)/$$s --check-only --rows 37 --cols 1,3,33,1000,1025,20000,100000; \
 	        $(BUILD)/$$s --check-only --rows 1 --cols 262144,262147; fi; \
 	done; echo "make check: every stage passed"
-
-HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
 
 clean:
 	rm -rf $(BUILD) *.o

@@ -46,7 +46,6 @@ static constexpr int CTA_MAX_THREADS = 1024;       // the most threads a block m
 // thread) share an SM and one loads while the other reduces and writes.
 static constexpr int CTA_SHARED_SM_THREADS = 512;
 static constexpr int PORTABLE_CLUSTER = 8;          // the largest cluster every sm_90 part takes
-static constexpr int MAX_CLUSTER = 16;              // with the non-portable opt-in (H100, H200)
 static constexpr float LOG2E = 1.4426950408889634f; // exp(x) = exp2(x * log2(e))
 static constexpr size_t MAX_GRID_X = 2147483647u;   // gridDim.x limit (2^31 - 1)
 
@@ -567,34 +566,33 @@ static plan_t plan_rows(const gpu_t &g, int max_cluster, size_t rows, size_t col
                      slots, per_thread);
 }
 
-// The largest cluster this kernel launches: 16 where the GPU takes the non-portable size, else 8.
-// Asked of the occupancy API once per kernel and device, never assumed.
-static int largest_cluster(const void *kernel)
+// The largest cluster the dispatcher uses: 8, the size every sm_90 part takes, when the occupancy
+// API says such clusters of this kernel fit; else 1 (the split path). The non-portable 16 that
+// H100 and H200 allow measured slower here than the split path: 1 x 262144 floats took 36% of
+// the copy as a cluster of 16 and 41% split (REDUCE_NO_CLUSTERS=1 compares the two). Asked once
+// per kernel and device.
+static int cluster_limit(const void *kernel)
 {
     static const void *cached_kernel[64];
     static int cached_size[64], cached_dev[64], n_cached;
     int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return PORTABLE_CLUSTER;
+    if (cudaGetDevice(&dev) != cudaSuccess) return 1;
     for (int i = 0; i < n_cached; i++)
         if (cached_kernel[i] == kernel && cached_dev[i] == dev) return cached_size[i];
-    int result = PORTABLE_CLUSTER;
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
-        cudaSuccess) {
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = MAX_CLUSTER;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.gridDim = dim3(MAX_CLUSTER);
-        cfg.blockDim = dim3(CTA_SHARED_SM_THREADS);
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        int n = 0;
-        if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) == cudaSuccess && n > 0)
-            result = MAX_CLUSTER;
-    }
-    (void)cudaGetLastError(); // a refused opt-in is an answer, not an error to keep
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = PORTABLE_CLUSTER;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(PORTABLE_CLUSTER);
+    cfg.blockDim = dim3(CTA_SHARED_SM_THREADS);
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int n = 0, result = 1;
+    if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) == cudaSuccess && n > 0)
+        result = PORTABLE_CLUSTER;
+    (void)cudaGetLastError(); // a refusal is an answer, not an error to keep
     if (n_cached < 64) {
         cached_kernel[n_cached] = kernel;
         cached_dev[n_cached] = dev;
@@ -700,7 +698,7 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
 {
     constexpr int PER_THREAD = slots_per_thread<P>();
     auto kernel = softmax_cta<T, LOG, P>;
-    const int max_cluster = g.clusters ? largest_cluster((const void *)kernel) : 1;
+    const int max_cluster = g.clusters ? cluster_limit((const void *)kernel) : 1;
     const bool aligned = (uintptr_t)d_in % PACK_BYTES == 0 && cols % P == 0;
     plan_t p = plan_rows(g, max_cluster, rows, cols, P, PER_THREAD, cta_max_threads<P>(), aligned);
     say_plan("07_softmax/dispatch", rows, cols,
