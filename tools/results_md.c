@@ -814,15 +814,17 @@ size_t res_targets(const res_set *s, res_target *out, size_t max)
         }
     }
 
-    /* full sums: cluster_sum against CUB at small and mid n, the best at 2^28 */
-    const char *stc = stage_of(s, "06_", "cluster_sum", OP_SUM);
+    /* full sums: the deterministic one-launch sum (06's single_pass: one block for small n,
+       a ticket beyond) against CUB at small and mid n, the best at 2^28 */
+    static const char *const SMALL_SUM = "single_pass";
+    const char *stc = stage_of(s, "06_", SMALL_SUM, OP_SUM);
     for (int w = 0; w < 2; w++) {
         size_t lo = w ? 0 : (size_t)1 << 13, hi = w ? (size_t)1 << 12 : (size_t)1 << 21;
         size_t ns[128], nn = 0;
         for (size_t i = 0; i < sweep->n; i++) {
             const res_entry *e = &sweep->e[i];
             if (e->op != OP_SUM || e->dt != DT_F32 || e->cols < lo || e->cols > hi) continue;
-            if ((stc && strcmp(e->stage, stc) == 0 && strcmp(e->variant, "cluster_sum") == 0) ||
+            if ((stc && strcmp(e->stage, stc) == 0 && strcmp(e->variant, SMALL_SUM) == 0) ||
                 (strcmp(e->stage, "baseline") == 0 && strcmp(e->variant, "cub_device_reduce") == 0))
                 if (!size_seen(ns, nn, e->cols) && nn < 128) ns[nn++] = e->cols;
         }
@@ -833,10 +835,10 @@ size_t res_targets(const res_set *s, res_target *out, size_t max)
             res_pow2(ns[i], p2, sizeof p2);
             snprintf(at, sizeof at, "n = %s", p2);
             const res_entry *e =
-                stc ? res_find(sweep, NULL, stc, "cluster_sum", OP_SUM, DT_F32, 1, ns[i]) : NULL;
+                stc ? res_find(sweep, NULL, stc, SMALL_SUM, OP_SUM, DT_F32, 1, ns[i]) : NULL;
             tg_point(&a, res_has(e) ? e->x_cub : NAN, at);
         }
-        snprintf(what, sizeof what, "full sum cluster_sum: x CUB, n = %s (sweep.csv)",
+        snprintf(what, sizeof what, "full sum %s: x CUB, n = %s (sweep.csv)", SMALL_SUM,
                  w ? "2^12 and below" : "2^13..2^21");
         EMIT(a);
     }
