@@ -170,13 +170,15 @@ test: $(TEST_HOST) $(TEST_GPU) $(STAGE_BINS) $(BUILD)/baselines tools
 # has_op STAGE OP: true when the stage has variants of that op (its --list, column 2)
 has_op = $(BUILD)/$(1) --list | awk '$$2=="$(2)"{f=1}END{exit !f}'
 
-run: $(STAGE_BINS)
+run: $(STAGE_BINS) $(BUILD)/baselines
 	@mkdir -p $(RESULTS)
 	rm -f $(RESULTS)/run.csv $(RESULTS)/rows.csv $(RESULTS)/softmax.csv $(RESULTS)/shapes.csv
 	@set -e; for s in $(STAGES); do $(BUILD)/$$s $(RUN_FLAGS) --csv $(RESULTS)/run.csv; done
 	@set -e; for s in $(STAGES); do \
 	    if $(call has_op,$$s,rowsum); then \
 	        $(BUILD)/$$s --op rowsum --cols $(ROW_COLS) $(RUN_FLAGS) --csv $(RESULTS)/rows.csv; fi; done
+	@# a stage program times CUB beside its variants; cuBLAS gemv comes from the baselines program
+	$(BUILD)/baselines --op rowsum --cols $(ROW_COLS) $(RUN_FLAGS) --csv $(RESULTS)/rows.csv
 	@set -e; for s in $(STAGES); do \
 	    if $(call has_op,$$s,softmax); then \
 	        $(BUILD)/$$s --cols $(SOFT_COLS) $(RUN_FLAGS) --csv $(RESULTS)/softmax.csv; fi; done
@@ -184,6 +186,8 @@ run: $(STAGE_BINS)
 	    if $(BUILD)/$$s --list | awk '$$1=="dispatch"{f=1}END{exit !f}'; then \
 	        for sh in $(SHAPES); do $(BUILD)/$$s --variant dispatch --rows $${sh%x*} --cols $${sh#*x} \
 	            $(RUN_FLAGS) --csv $(RESULTS)/shapes.csv; done; fi; done
+	@set -e; for sh in $(SHAPES); do $(BUILD)/baselines --op rowsum --rows $${sh%x*} --cols $${sh#*x} \
+	    $(RUN_FLAGS) --csv $(RESULTS)/shapes.csv; done
 
 sweep: $(STAGE_BINS)
 	@mkdir -p $(RESULTS)
