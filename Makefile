@@ -60,8 +60,15 @@ PTXAS_OPTIONS := -Xptxas -warn-spills
 INCLUDES := -Icommon -Ibaselines
 CFLAGS   := -std=c11 -O2 -pthread -Wall -Wextra -D_POSIX_C_SOURCE=200809L $(INCLUDES) -I$(CUDA_HOME)/include
 NVFLAGS  := -O3 -lineinfo -std=c++17 $(GENCODE) $(PTXAS_OPTIONS) $(INCLUDES) -Xcompiler -Wall
-LDFLAGS  := $(GENCODE)
-LDLIBS   := -lcublas -lm -lpthread
+# The toolkit's own libraries, found and remembered (rpath), so that a toolkit from Python wheels
+# (CUDA_HOME=.../nvidia/cu13, README) links and runs without LD_LIBRARY_PATH; such a toolkit may
+# ship libcublas.so.13 without the unversioned name.
+CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib))
+CUBLAS_LIB  := $(if $(wildcard $(CUDA_LIBDIR)/libcublas.so),-lcublas,$(if $(wildcard \
+                 $(CUDA_LIBDIR)/libcublas.so.[0-9]*),-l:$(notdir $(firstword $(wildcard \
+                 $(CUDA_LIBDIR)/libcublas.so.[0-9]*))),-lcublas))
+LDFLAGS  := $(GENCODE) $(if $(CUDA_LIBDIR),-L$(CUDA_LIBDIR) -Xlinker -rpath=$(CUDA_LIBDIR))
+LDLIBS   := $(CUBLAS_LIB) -lm -lpthread
 
 ifdef CUNIT_PREFIX
   CUNIT_CFLAGS := -I$(CUNIT_PREFIX)/include
