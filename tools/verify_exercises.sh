@@ -67,7 +67,7 @@ done
 printf '%s\n' $ids | xargs -P "$jobs" -I{} sh -c '
     dir='"$work"'/{}; [ -d "$dir" ] || exit 0
     targets=$(awk -v id={} '"'"'$1 == "exercise" {on = ($2 == id)} on && $1 == "run" && $2 ~ /^build\// {print $2}'"'"' '"$list"' | sort -u)
-    make -C "$dir" -s '"${CUNIT_PREFIX:+CUNIT_PREFIX=$CUNIT_PREFIX}"' '"${ARCH:+ARCH=$ARCH}"' $targets > '"$work"'/{}.build 2>&1 ||
+    make -C "$dir" -s -j4 '"${CUNIT_PREFIX:+CUNIT_PREFIX=$CUNIT_PREFIX}"' '"${ARCH:+ARCH=$ARCH}"' $targets > '"$work"'/{}.build 2>&1 ||
         echo "build failed" > '"$work"'/{}.failed'
 
 for id in $ids; do
