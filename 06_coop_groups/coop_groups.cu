@@ -627,9 +627,9 @@ static cudaError_t launch_grid_sync(const void *d_in, void *d_out, size_t rows, 
 }
 
 // Up to two laps of a 1024-thread block, one block does the whole sum: a second block would
-// cost a ticket and a last pass for less reading than they take (measured: one block is 1.3-1.6x
-// CUB at 2^13 .. 2^15, 256-thread blocks with tickets 1.1-1.2x). Its threads: one lap each,
-// whole warps, 1024 at most.
+// cost a ticket and a last pass for less reading than they take (plots/reference/sweep.csv: one
+// block is 1.24-1.43x CUB at 2^13 .. 2^15; exercise 06.3 times tickets instead). Its threads:
+// one lap each, whole warps, 1024 at most.
 static const size_t ONE_BLOCK_MAX_N = 2 * (size_t)BIG_BLOCK * UNROLL * PACK; // 32768 floats
 
 static cudaError_t launch_single_pass(const void *d_in, void *d_out, size_t rows, size_t cols,
