@@ -289,7 +289,7 @@ static cudaError_t launch_unrolled(const void *d_in, void *d_out, size_t rows,
 // Variant table
 
 static const variant_t variants[] = {
-    { "strided_index", "busy threads contiguous via index = 2*s*tid: whole warps idle, bank conflicts",
+    { "strided_index", "busy threads contiguous (index = 2*s*tid): idle warps, bank conflicts",
       OP_SUM, DT_F32, DT_F32, supports_sum, workspace_sum, launch_strided_index },
     { "sequential", "upper half added onto lower half (tid < s): conflict-free shared memory",
       OP_SUM, DT_F32, DT_F32, supports_sum, workspace_sum, launch_sequential },
