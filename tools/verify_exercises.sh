@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# verify_exercises.sh [ID...]: does each exercise of tools/exercises.txt on a copy of the tree,
+# verify_exercises.sh [ID...]: does each exercise of tools/exercises/*.txt on a copy of the tree,
 # the way a student would, and records what the GPU measured (for the stages' ANSWERS.md).
 #
 #   tools/verify_exercises.sh            every exercise
