@@ -254,6 +254,36 @@ static void base_series(const res_file *f, const char *variant, int op, int dt, 
 
 /* ---- ladder --------------------------------------------------------------------------- */
 
+// The largest n of the ok full-sum rows of the stages in run.csv (0: none): the standard size.
+static size_t largest_sum_n(const res_file *run)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < run->n; i++)
+        if (run->e[i].op == OP_SUM && !res_is_ref(run->e[i].stage) && res_has(&run->e[i]) &&
+            run->e[i].cols > n)
+            n = run->e[i].cols;
+    return n;
+}
+
+// The ok full-sum rows of the stages at n into out[] (at most cap, the first ones in the file),
+// in stage order (stable: a stage's variants keep their order); returns how many.
+static size_t sum_rows_at(const res_file *run, size_t n, const res_entry **out, size_t cap)
+{
+    size_t no = 0;
+    for (size_t i = 0; i < run->n && no < cap; i++) {
+        const res_entry *e = &run->e[i];
+        if (e->op != OP_SUM || e->cols != n || res_is_ref(e->stage) || !res_has(e)) continue;
+        size_t j = no;
+        while (j > 0 && strcmp(out[j - 1]->stage, e->stage) > 0) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = e;
+        no++;
+    }
+    return no;
+}
+
 static void plot_ladder(plot_ctx *c, const res_set *s)
 {
     const res_file *run = &s->f[F_RUN];
@@ -261,30 +291,13 @@ static void plot_ladder(plot_ctx *c, const res_set *s)
         note_missing(s, "ladder", "run.csv");
         return;
     }
-    size_t n = 0;
-    for (size_t i = 0; i < run->n; i++)
-        if (run->e[i].op == OP_SUM && !res_is_ref(run->e[i].stage) && res_has(&run->e[i]) &&
-            run->e[i].cols > n)
-            n = run->e[i].cols;
+    const size_t n = largest_sum_n(run);
     if (n == 0) {
         fprintf(stderr, "results: ladder: no ok full-sum rows in %s/run.csv; skipped\n", s->dir);
         return;
     }
     const res_entry *bar[MAX_SERIES * 2];
-    size_t nb = 0;
-    for (size_t i = 0; i < run->n; i++) {
-        const res_entry *e = &run->e[i];
-        if (e->op != OP_SUM || e->cols != n || res_is_ref(e->stage) || !res_has(e)) continue;
-        size_t j = nb;
-        while (j > 0 && strcmp(bar[j - 1]->stage, e->stage) > 0) {
-            bar[j] = bar[j - 1];
-            j--;
-        }
-        if (nb < MAX_SERIES * 2) {
-            bar[j] = e;
-            nb++;
-        }
-    }
+    const size_t nb = sum_rows_at(run, n, bar, MAX_SERIES * 2);
     FILE *f = open_in(c, "ladder.dat");
     if (!f) return;
     double top = 0;
@@ -720,11 +733,7 @@ static void plot_littles_law(plot_ctx *c, const res_set *s)
         note_missing(s, "littles_law", "run.csv");
         return;
     }
-    size_t n = 0;
-    for (size_t i = 0; i < run->n; i++)
-        if (run->e[i].op == OP_SUM && !res_is_ref(run->e[i].stage) && res_has(&run->e[i]) &&
-            run->e[i].cols > n)
-            n = run->e[i].cols;
+    const size_t n = largest_sum_n(run);
     FILE *f = open_in(c, "littles_law.dat");
     if (!f) return;
     size_t np = 0;
@@ -732,18 +741,7 @@ static void plot_littles_law(plot_ctx *c, const res_set *s)
     const char *last = "";
     double xmin = INFINITY, xmax = 0, top = 0;
     const res_entry *o[256];
-    size_t no = 0;
-    for (size_t i = 0; i < run->n && no < 256; i++) {
-        const res_entry *e = &run->e[i];
-        if (e->op != OP_SUM || e->cols != n || res_is_ref(e->stage) || !res_has(e)) continue;
-        size_t j = no;
-        while (j > 0 && strcmp(o[j - 1]->stage, e->stage) > 0) {
-            o[j] = o[j - 1];
-            j--;
-        }
-        o[j] = e;
-        no++;
-    }
+    const size_t no = sum_rows_at(run, n, o, 256);
     static ll_point pt[256];
     for (size_t i = 0; i < no; i++) {
         const res_entry *e = o[i];
