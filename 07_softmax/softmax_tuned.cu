@@ -477,7 +477,8 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 struct gpu_t {
     int id = -1;
     int sms = 1;
-    int clusters = 0; // cudaDevAttrClusterLaunch: thread-block clusters (sm_90 and later)
+    int sm_threads = 2048; // cudaDevAttrMaxThreadsPerMultiProcessor
+    int clusters = 0;      // cudaDevAttrClusterLaunch: thread-block clusters (sm_90 and later)
 };
 
 // Attributes of the current device, asked once per device: launchers run in timing loops.
@@ -492,6 +493,9 @@ static cudaError_t current_gpu(gpu_t *g)
         n.id = dev;
         if ((err = cudaDeviceGetAttribute(&n.sms, cudaDevAttrMultiProcessorCount, dev)) !=
             cudaSuccess)
+            return err;
+        if ((err = cudaDeviceGetAttribute(&n.sm_threads, cudaDevAttrMaxThreadsPerMultiProcessor,
+                                          dev)) != cudaSuccess)
             return err;
         if (cudaDeviceGetAttribute(&n.clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess) {
             (void)cudaGetLastError(); // a runtime that does not know the attribute: no clusters
@@ -601,6 +605,21 @@ static int cluster_limit(const void *kernel)
     return result;
 }
 
+// Whether a cluster plan of K = chunks CTAs of `threads` beats the split path on this GPU. A
+// cluster of more threads than an SM holds spans SMs that must all be free at once. On the H100
+// (README.md, "Clusters or the split path"; REDUCE_NO_CLUSTERS=1 times the split plan on any
+// GPU) such clusters lost to the split path when the row clusters needed more CTAs than there
+// are SMs (32 x 128256: split in 0.76 to 0.87 of the cluster's time) and when they covered under
+// a quarter of the SMs (one 16-bit row of 262144: 0.73 to 0.79); they won where their CTAs,
+// one a SM, covered a quarter to all of them (8 x 131072). Clusters no larger than one SM's
+// threads won or tied at every shape measured (64 x 32000, 4096 x 50257, 2048 x 32768).
+static bool cluster_pays(const gpu_t &g, size_t rows, int chunks, int threads)
+{
+    if ((size_t)chunks * threads <= (size_t)g.sm_threads) return true;
+    const size_t ctas = rows * (size_t)chunks;
+    return ctas * 4 >= (size_t)g.sms && ctas <= (size_t)g.sms;
+}
+
 static unsigned capped_grid(size_t blocks, size_t cap)
 {
     const size_t g = blocks < cap ? blocks : cap;
@@ -701,6 +720,15 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     const int max_cluster = g.clusters ? cluster_limit((const void *)kernel) : 1;
     const bool aligned = (uintptr_t)d_in % PACK_BYTES == 0 && cols % P == 0;
     plan_t p = plan_rows(g, max_cluster, rows, cols, P, PER_THREAD, cta_max_threads<P>(), aligned);
+    if (p.path == PATH_CTA && p.chunks > 1 &&
+        !cluster_pays(g, rows, p.chunks, p.threads)) {
+        // the plan of a GPU without clusters, when the row needs more than one CTA there
+        gpu_t flat = g;
+        flat.clusters = 0;
+        const plan_t q =
+            plan_rows(flat, 1, rows, cols, P, PER_THREAD, cta_max_threads<P>(), aligned);
+        if (q.path == PATH_SPLIT) p = q;
+    }
     say_plan("07_softmax/dispatch", rows, cols,
              p.path == PATH_CTA ? (p.chunks > 1 ? "cluster" : "block per row")
                                 : "split (two kernels)",
