@@ -235,10 +235,15 @@ static int cmp_size(const void *a, const void *b)
 
 /* ---- stage README: results ----------------------------------------------------- */
 
-static void stage_run_table(const res_file *run, const char *stage, const char *label, sbuf *b)
+static void stage_run_table(const res_file *run, const res_file *peer, const char *stage,
+                            const char *label, sbuf *b)
 {
-    source src = src_of(run);
-    provenance(b, label, &src, 1);
+    /* x torch pairs these rows with peer.csv: name its run too wherever the table shows one */
+    int torch = 0;
+    for (size_t i = 0; i < run->n; i++)
+        if (strcmp(run->e[i].stage, stage) == 0 && !isnan(run->e[i].x_torch)) torch = 1;
+    source src[2] = {src_of(run), src_of(peer)};
+    provenance(b, label, src, torch && peer->present ? 2 : 1);
     sb_add(b, "\n\n");
     mdtab t = {0};
     tab_col(&t, "variant", 0, 0);
@@ -470,7 +475,7 @@ int res_md_stage_results(const res_set *s, const char *stage, const char *label,
     int parts = 0;
     const res_file *run = &s->f[F_RUN], *rows = &s->f[F_ROWS], *sm = &s->f[F_SOFTMAX];
     if (run->present && has_stage(run, stage, -1)) {
-        stage_run_table(run, stage, label, b);
+        stage_run_table(run, &s->f[F_PEER], stage, label, b);
         parts++;
     }
     if (rows->present && has_stage(rows, stage, OP_ROWSUM)) {
