@@ -293,14 +293,14 @@ struct chunk_t {
 };
 
 template <typename T, int P>
-static __device__ __forceinline__ chunk_t chunk_of(const T *d_in, size_t cols, int chunks,
-                                                   size_t chunk_slots)
+static __device__ __forceinline__ chunk_t chunk_of(const T *d_in, size_t cols, size_t row,
+                                                   size_t chunk, size_t chunk_slots)
 {
     chunk_t c;
-    c.row = blockIdx.x / chunks;
+    c.row = row;
     c.a = P == 1 ? 0 : (int)(((uintptr_t)(d_in + c.row * cols) / sizeof(T)) % P);
     const size_t n_slots = (cols + c.a + P - 1) / P;
-    c.first = (blockIdx.x % chunks) * chunk_slots;
+    c.first = chunk * chunk_slots;
     const size_t end = c.first + chunk_slots < n_slots ? c.first + chunk_slots : n_slots;
     const size_t lo = c.a > 0 ? 1 : 0, hi = (cols + c.a) % P != 0 ? n_slots - 1 : n_slots;
     c.count = (unsigned)(end > c.first ? end - c.first : 0);
@@ -413,7 +413,8 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
     softmax_cta(const T *__restrict__ d_in, T *__restrict__ d_out, size_t cols, int chunks,
                 size_t chunk_slots)
 {
-    const chunk_t c = chunk_of<T, P>(d_in, cols, chunks, chunk_slots);
+    const chunk_t c =
+        chunk_of<T, P>(d_in, cols, blockIdx.x / chunks, blockIdx.x % chunks, chunk_slots);
     float v[slots_per_thread<P>()][P];
     load_chunk<T, P>(d_in + c.row * cols, cols, c, v);
     const max_sum mine = thread_state<P, !LOG>(v);
@@ -445,7 +446,8 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
     softmax_split_state(const T *__restrict__ d_in, size_t cols, int chunks, size_t chunk_slots,
                         max_sum *__restrict__ d_state)
 {
-    const chunk_t c = chunk_of<T, P>(d_in, cols, chunks, chunk_slots);
+    const chunk_t c =
+        chunk_of<T, P>(d_in, cols, blockIdx.x / chunks, blockIdx.x % chunks, chunk_slots);
     float v[slots_per_thread<P>()][P];
     load_chunk<T, P>(d_in + c.row * cols, cols, c, v);
     const max_sum row = block_combine(thread_state<P, false>(v));
@@ -459,7 +461,8 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
     softmax_split_write(const T *__restrict__ d_in, T *__restrict__ d_out, size_t cols, int chunks,
                         size_t chunk_slots, const max_sum *__restrict__ d_state)
 {
-    const chunk_t c = chunk_of<T, P>(d_in, cols, chunks, chunk_slots);
+    const chunk_t c =
+        chunk_of<T, P>(d_in, cols, blockIdx.x / chunks, blockIdx.x % chunks, chunk_slots);
     float v[slots_per_thread<P>()][P];
     load_chunk<T, P>(d_in + c.row * cols, cols, c, v);
     const max_sum mine = thread_state<P, !LOG>(v);
@@ -471,6 +474,213 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 }
 
 // ------------------------------------------------------------------------------------------------
+// Stream path (sm_90): the chunk in shared memory, brought by the copy engine
+// ------------------------------------------------------------------------------------------------
+
+// A CTA that holds its chunk in registers is alone on its SM once the chunk passes about 8192
+// floats (96 registers a thread), and a lone CTA reads, then reduces, then writes: the SM's
+// share of DRAM idles between. Here the chunk lives in shared memory instead. One lane asks
+// the Tensor Memory Accelerator for it (cp.async.bulk: whole 16-byte slots, completion counted
+// in bytes on an mbarrier), so no thread holds a value, registers stay few, and several CTAs
+// share an SM, each at its own phase. The CTAs stay resident and loop over rows; with two
+// buffers a CTA asks for its next row before it reduces this one.
+
+// mbarrier and bulk-copy instructions (PTX ISA 8.0, sm_90).
+static __device__ __forceinline__ unsigned smem_address(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+static __device__ __forceinline__ void mbar_init(uint64_t *bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
+#endif
+}
+
+// Makes the barriers' initialisation visible to the copy engine (the async proxy).
+static __device__ __forceinline__ void mbar_init_fence()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
+// Waits until the barrier's phase of this parity has completed (every byte has landed).
+static __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    unsigned done = 0;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(smem_address(bar)), "r"(parity)
+                     : "memory");
+    } while (!done);
+#endif
+}
+
+// Lane `lane` of the issuing warp: bytes (a multiple of 16, both addresses 16-byte aligned) from
+// global src into shared dst, in pieces of at most 32 KB spread over the warp; lane 0 first
+// tells the barrier how many bytes to expect (and arrives: the barrier counts one arrival).
+static constexpr unsigned BULK_PIECE = 32768;
+static __device__ __forceinline__ void bulk_load(void *dst, const void *src, unsigned bytes,
+                                                 uint64_t *bar, unsigned lane)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // what the CTA's threads last read or wrote here, they did through the generic proxy: order
+    // it before the copy engine's writes
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    if (lane == 0)
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                         smem_address(bar)),
+                     "r"(bytes)
+                     : "memory");
+    __syncwarp();
+    for (unsigned off = lane * BULK_PIECE; off < bytes; off += WARP_SIZE * BULK_PIECE) {
+        const unsigned n = bytes - off < BULK_PIECE ? bytes - off : BULK_PIECE;
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                     " [%0], [%1], %2, [%3];" ::"r"(smem_address((char *)dst + off)),
+                     "l"((const char *)src + off), "r"(n), "r"(smem_address(bar))
+                     : "memory");
+    }
+#endif
+}
+
+// Issuing warp: the whole slots of chunk c into buf (slot l at byte 16 l), the count on bar.
+template <typename T, int P>
+static __device__ __forceinline__ void ask_for_chunk(const T *x, const chunk_t &c, uint4 *buf,
+                                                     uint64_t *bar, unsigned lane)
+{
+    const T *base = x - c.a + c.first * P; // on a 16-byte boundary
+    const unsigned n = c.whole_hi > c.whole_lo ? c.whole_hi - c.whole_lo : 0;
+    bulk_load(buf + c.whole_lo, base + (size_t)c.whole_lo * P, n * PACK_BYTES, bar, lane);
+}
+
+// The chunk's ragged slots (at most its first and its last), element by element, -inf outside
+// the row; thread i of `count` helpers takes the first (i = 0) or the last (i = 1).
+template <typename T, int P>
+static __device__ __forceinline__ void ragged_slots(const T *x, size_t cols, const chunk_t &c,
+                                                    uint4 *buf, unsigned i)
+{
+    if (c.count == 0) return;
+    const unsigned l = i == 0 ? 0 : c.count - 1;
+    if (i == 1 && c.count == 1) return; // one slot: thread 0 has it
+    if (l >= c.whole_lo && l < c.whole_hi) return;
+    pack_t<T, P> pk;
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+        const long long e = (long long)((c.first + l) * P + j) - c.a; // its column
+        pk.elem[j] = e >= 0 && e < (long long)cols ? x[e] : from_float<T>(-INFINITY);
+    }
+    buf[l] = *reinterpret_cast<const uint4 *>(&pk.word);
+}
+
+template <typename T, bool LOG>
+static __global__ void __launch_bounds__(1024, 1)
+    softmax_stream(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, size_t cols,
+                   int chunks, unsigned chunk_slots, int nbuf)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int P = PACK_BYTES / (int)sizeof(T);
+    extern __shared__ uint4 smem_slots[]; // nbuf buffers of chunk_slots 16-byte slots
+    __shared__ __align__(8) uint64_t bar[2];
+    __shared__ max_sum cta_state[2];
+    const unsigned k = blockIdx.x % chunks; // the CTA's rank in its cluster
+    const size_t first_row = blockIdx.x / chunks, n_groups = gridDim.x / chunks;
+    const unsigned warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
+    if (threadIdx.x == 0) {
+        mbar_init(&bar[0]);
+        mbar_init(&bar[1]);
+        mbar_init_fence();
+    }
+    __syncthreads();
+    if (nbuf == 2 && warp == 0 && first_row < rows)
+        ask_for_chunk<T, P>(d_in + first_row * cols,
+                            chunk_of<T, P>(d_in, cols, first_row, k, chunk_slots), smem_slots,
+                            &bar[0], lane);
+    unsigned it = 0;
+    for (size_t r = first_row; r < rows; r += n_groups, ++it) {
+        const unsigned b = nbuf == 2 ? it & 1 : 0;
+        const unsigned parity = (nbuf == 2 ? it >> 1 : it) & 1;
+        uint4 *buf = smem_slots + (size_t)b * chunk_slots;
+        const chunk_t c = chunk_of<T, P>(d_in, cols, r, k, chunk_slots);
+        const T *x = d_in + r * cols;
+        if (warp == 0) {
+            if (nbuf == 1) {
+                ask_for_chunk<T, P>(x, c, buf, &bar[0], lane);
+            } else if (r + n_groups < rows) { // the next row, into the other buffer
+                const size_t rn = r + n_groups;
+                ask_for_chunk<T, P>(d_in + rn * cols,
+                                    chunk_of<T, P>(d_in, cols, rn, k, chunk_slots),
+                                    smem_slots + (size_t)(b ^ 1) * chunk_slots, &bar[b ^ 1], lane);
+            }
+        } else if (warp == 1 && lane < 2) {
+            ragged_slots<T, P>(x, cols, c, buf, lane);
+        }
+        mbar_wait(&bar[b], parity);
+        __syncthreads(); // the ragged slots too
+
+        // (max, sum of exp) of the thread's slots, then of the CTA
+        float m = -INFINITY;
+        for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
+            pack_t<T, P> pk;
+            pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(&buf[l]);
+#pragma unroll
+            for (int i = 0; i < P; ++i) m = fmaxf(m, to_float(pk.elem[i]));
+        }
+        float s = 0.0f;
+        if (m != -INFINITY) {
+            for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
+                pack_t<T, P> pk;
+                pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(&buf[l]);
+#pragma unroll
+                for (int i = 0; i < P; ++i) s += exp_of(to_float(pk.elem[i]) - m);
+            }
+        }
+        max_sum row = block_combine({m, s});
+        if (chunks > 1) { // the cluster's K states, through distributed shared memory
+            cg::cluster_group cluster = cg::this_cluster();
+            if (threadIdx.x == 0) cta_state[it & 1] = row;
+            cluster.sync();
+            const max_sum empty = {-INFINITY, 0.0f};
+            row = lane < (unsigned)chunks ? *cluster.map_shared_rank(&cta_state[it & 1], lane)
+                                          : empty;
+            row = group_combine<WARP_SIZE>(row); // the same order in every CTA
+        }
+
+        // the outputs, from the same shared memory
+        const float scale = LOG ? logf(row.s) : __fdividef(1.0f, row.s);
+        T *y = d_out + r * cols - c.a + c.first * P;
+        for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
+            pack_t<T, P> pk, out;
+            pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(&buf[l]);
+#pragma unroll
+            for (int i = 0; i < P; ++i) {
+                const float v = to_float(pk.elem[i]);
+                out.elem[i] = from_float<T>(LOG ? (v - row.m) - scale : exp_of(v - row.m) * scale);
+            }
+            if (l >= c.whole_lo && l < c.whole_hi) {
+                *reinterpret_cast<typename word_of<PACK_BYTES>::type *>(y + (size_t)l * P) =
+                    out.word;
+            } else {
+#pragma unroll
+                for (int i = 0; i < P; ++i) {
+                    const long long e = (long long)((c.first + l) * P + i) - c.a;
+                    if (e >= 0 && e < (long long)cols) d_out[r * cols + e] = out.elem[i];
+                }
+            }
+        }
+        __syncthreads(); // the buffer is free for the copy engine again
+    }
+    // a CTA's shared memory must outlive every read of it by the cluster
+    if (chunks > 1) cg::this_cluster().sync();
+#endif
+}
+
+// ------------------------------------------------------------------------------------------------
 // Host: what the GPU offers, and the plan for a shape
 // ------------------------------------------------------------------------------------------------
 
@@ -479,6 +689,10 @@ struct gpu_t {
     int sms = 1;
     int sm_threads = 2048; // cudaDevAttrMaxThreadsPerMultiProcessor
     int clusters = 0;      // cudaDevAttrClusterLaunch: thread-block clusters (sm_90 and later)
+    int cc_major = 0;      // compute capability: bulk copies need 9 or later
+    int smem_optin = 0;    // cudaDevAttrMaxSharedMemoryPerBlockOptin: one CTA's most
+    int smem_sm = 0;       // cudaDevAttrMaxSharedMemoryPerMultiprocessor: all CTAs of an SM
+    int smem_reserved = 0; // cudaDevAttrReservedSharedMemoryPerBlock: the system's share a CTA
 };
 
 // Attributes of the current device, asked once per device: launchers run in timing loops.
@@ -496,6 +710,16 @@ static cudaError_t current_gpu(gpu_t *g)
             return err;
         if ((err = cudaDeviceGetAttribute(&n.sm_threads, cudaDevAttrMaxThreadsPerMultiProcessor,
                                           dev)) != cudaSuccess)
+            return err;
+        if ((err = cudaDeviceGetAttribute(&n.cc_major, cudaDevAttrComputeCapabilityMajor, dev)) !=
+                cudaSuccess ||
+            (err = cudaDeviceGetAttribute(&n.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                          dev)) != cudaSuccess ||
+            (err = cudaDeviceGetAttribute(&n.smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                                          dev)) != cudaSuccess ||
+            (err = cudaDeviceGetAttribute(&n.smem_reserved,
+                                          cudaDevAttrReservedSharedMemoryPerBlock, dev)) !=
+                cudaSuccess)
             return err;
         if (cudaDeviceGetAttribute(&n.clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess) {
             (void)cudaGetLastError(); // a runtime that does not know the attribute: no clusters
@@ -711,6 +935,182 @@ static cudaError_t warp_path(const T *d_in, T *d_out, size_t rows, int cols, boo
     return warp_wide<T, LOG, 1, 4, 4>(d_in, d_out, rows, cols, g, s);
 }
 
+// ------------------------------------------------------------------------------------------------
+// Host: the stream path's plan
+// ------------------------------------------------------------------------------------------------
+
+static constexpr int STREAM_MAX_CLUSTER = 16; // H100 and H200 take 16 with the non-portable opt-in
+
+struct stream_plan_t {
+    int chunks;           // K CTAs a row; K > 1 is a cluster
+    int threads;          // CTA size
+    int nbuf;             // buffers a CTA: 2 asks for the next row before reducing this one
+    unsigned chunk_slots; // 16-byte slots a CTA holds of each row
+    size_t smem;          // dynamic shared memory a CTA
+    size_t groups;        // CTA groups launched (each loops over rows)
+};
+
+// A knob for measurements: an integer from the environment, or dflt.
+static int env_knob(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : dflt;
+}
+
+// The most dynamic shared memory one CTA of `kernel` may ask for: the opt-in limit less the
+// kernel's static shared memory (asking for the whole opt-in limit on top of static shared
+// memory fails the launch). Set on the kernel once per device, with the non-portable clusters.
+static size_t stream_smem_limit(const gpu_t &g, const void *kernel)
+{
+    static const void *cached_kernel[16];
+    static int cached_dev[16], n_cached;
+    static size_t cached_limit[16];
+    for (int i = 0; i < n_cached; i++)
+        if (cached_kernel[i] == kernel && cached_dev[i] == g.id) return cached_limit[i];
+    cudaFuncAttributes fa;
+    size_t limit = 0;
+    if (cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && (size_t)g.smem_optin > fa.sharedSizeBytes) {
+        limit = (size_t)g.smem_optin - fa.sharedSizeBytes;
+        if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit) !=
+            cudaSuccess)
+            limit = 0;
+        if (g.clusters) (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    }
+    (void)cudaGetLastError(); // a refusal means no stream path, not an error to keep
+    if (n_cached < 16) {
+        cached_kernel[n_cached] = kernel;
+        cached_dev[n_cached] = g.id;
+        cached_limit[n_cached++] = limit;
+    }
+    return limit;
+}
+
+// Groups of K CTAs (threads, smem each) the GPU holds at once; 0 when none fits.
+static size_t stream_resident(const gpu_t &g, const void *kernel, int chunks, int threads,
+                              size_t smem)
+{
+    int n = 0;
+    if (chunks == 1) {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, smem) != cudaSuccess)
+            n = 0;
+        (void)cudaGetLastError();
+        return (size_t)n * g.sms;
+    }
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = chunks;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(chunks);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) n = 0;
+    (void)cudaGetLastError();
+    return (size_t)n;
+}
+
+// The stream plan for rows of `cols` elements in 16-byte slots of P, or false. K: the fewest CTAs
+// whose shared memory holds the row (a cluster when K > 1); false when that exceeds the largest
+// cluster, or when rows x K CTAs would leave SMs without one (few rows: the CTA path cuts each
+// row finer); a cluster is cut until two of its CTAs fit an SM. Two buffers when a single CTA a
+// row has several rows to do and an SM then holds at least as many buffers (rows in flight) as
+// with one. REDUCE_STREAM=1 (measurements) also takes few
+// rows, raising K towards one CTA a SM; REDUCE_STREAM_K, _THREADS and _NBUF set the plan.
+static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t cols, int P,
+                        bool forced, stream_plan_t *sp)
+{
+    const size_t limit = stream_smem_limit(g, kernel);
+    if (limit < PACK_BYTES) return false;
+    const size_t slots = ceil_div(cols + P - 1, (size_t)P); // any alignment of the row
+    const size_t kmax = g.clusters ? STREAM_MAX_CLUSTER : 1;
+    const size_t k_fit = ceil_div(slots * PACK_BYTES, limit);
+    size_t k = k_fit;
+    if (rows * k_fit < (size_t)g.sms) {
+        if (!forced) return false;
+        k = ceil_div((size_t)g.sms, rows);
+        k = k < kmax ? k : kmax;
+        k = k > k_fit ? k : k_fit;
+    } else if (k_fit > 1) {
+        // A cluster waits at its barrier once a row; alone on its SM, a CTA then leaves the SM
+        // idle. Cut the row until two chunks fit one SM's shared memory (1024 x 65536 floats:
+        // 0.79 of the copy as K = 2, 0.86 as K = 3, one run; README.md, "The stream path").
+        const size_t per_sm = (size_t)g.smem_sm / 2,
+                     fixed = (size_t)g.smem_reserved + ((size_t)g.smem_optin - limit);
+        if (per_sm > fixed + PACK_BYTES) {
+            const size_t k2 = ceil_div(slots * PACK_BYTES, per_sm - fixed);
+            k = k2 > k ? (k2 < kmax ? k2 : kmax) : k;
+        }
+    }
+    k = (size_t)env_knob("REDUCE_STREAM_K", (int)k);
+    if (k < k_fit || k > kmax) return false;
+    sp->chunks = (int)k;
+    sp->chunk_slots = (unsigned)ceil_div(slots, k);
+    const size_t per = ceil_div((size_t)sp->chunk_slots, 8);
+    size_t t = ceil_div(per, (size_t)WARP_SIZE) * WARP_SIZE;
+    t = t < 128 ? 128 : t > 512 ? 512 : t;
+    sp->threads = env_knob("REDUCE_STREAM_THREADS", (int)t);
+    sp->nbuf = 1;
+    sp->smem = (size_t)sp->chunk_slots * PACK_BYTES;
+    size_t resident = stream_resident(g, kernel, sp->chunks, sp->threads, sp->smem);
+    const int want_nbuf = env_knob("REDUCE_STREAM_NBUF", 0);
+    // (a cluster keeps one buffer: two would leave its CTAs alone on their SMs again)
+    if (2 * sp->smem <= limit && want_nbuf != 1 &&
+        (want_nbuf == 2 || (sp->chunks == 1 && rows > resident))) {
+        const size_t r2 = stream_resident(g, kernel, sp->chunks, sp->threads, 2 * sp->smem);
+        if (r2 > 0 && (want_nbuf == 2 || 2 * r2 >= resident)) {
+            sp->nbuf = 2;
+            sp->smem *= 2;
+            resident = r2;
+        }
+    }
+    if (resident == 0) return false;
+    sp->groups = rows < resident ? rows : resident;
+    return sp->groups * (size_t)sp->chunks <= MAX_GRID_X;
+}
+
+template <typename T, bool LOG>
+static cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t cols,
+                                 const stream_plan_t &sp, cudaStream_t s)
+{
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    cfg.gridDim = dim3((unsigned)(sp.groups * sp.chunks));
+    cfg.blockDim = dim3(sp.threads);
+    cfg.dynamicSmemBytes = sp.smem;
+    cfg.stream = s;
+    if (sp.chunks > 1) {
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = sp.chunks;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    }
+    size_t n_rows = rows, n_cols = cols;
+    int n_chunks = sp.chunks, n_buf = sp.nbuf;
+    unsigned n_slots = sp.chunk_slots;
+    void *params[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols, &n_chunks, &n_slots, &n_buf};
+    cudaError_t err = cudaLaunchKernelExC(&cfg, (const void *)softmax_stream<T, LOG>, params);
+    return err != cudaSuccess ? err : cudaGetLastError();
+}
+
+// Whether the stream path may take a shape whose CTA-path plan is p: on GPUs with bulk copies,
+// when the CTA path needs more than one CTA a row, or one CTA of more than 256 threads (8192
+// values). Below that the CTA path's 256-thread CTAs share an SM and won every same-run
+// comparison on the H100; above it the stream path won (README.md, "The stream path").
+// REDUCE_STREAM=0 or 1 overrides, for measurements.
+static int stream_knob() { return env_knob("REDUCE_STREAM", -1); }
+
+static bool stream_wanted(const gpu_t &g, const plan_t &p)
+{
+    if (g.cc_major < 9 || !g.clusters) return false;
+    if (stream_knob() >= 0) return stream_knob() == 1;
+    return p.path == PATH_SPLIT || p.chunks > 1 || p.threads > CTA_SHARED_SM_THREADS / 2;
+}
+
 template <typename T, bool LOG, int P>
 static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, void *d_ws,
                             const gpu_t &g, cudaStream_t s)
@@ -728,6 +1128,16 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
         const plan_t q =
             plan_rows(flat, 1, rows, cols, P, PER_THREAD, cta_max_threads<P>(), aligned);
         if (q.path == PATH_SPLIT) p = q;
+    }
+    if constexpr (P == full_pack<T>()) {
+        stream_plan_t sp;
+        if (stream_wanted(g, p) && plan_stream(g, (const void *)softmax_stream<T, LOG>, rows,
+                                               cols, P, stream_knob() == 1, &sp)) {
+            say_plan("07_softmax/dispatch", rows, cols,
+                     sp.nbuf == 2 ? "stream (shared memory, 2 buffers)" : "stream (shared memory)",
+                     sp.chunks, sp.threads, sizeof(T), P);
+            return stream_launch<T, LOG>(d_in, d_out, rows, cols, sp, s);
+        }
     }
     say_plan("07_softmax/dispatch", rows, cols,
              p.path == PATH_CTA ? (p.chunks > 1 ? "cluster" : "block per row")
@@ -826,6 +1236,22 @@ size_t workspace_dispatch_16(size_t rows, size_t cols)
     const size_t a = split_workspace<full_pack<__half>()>(rows, cols),
                  b = split_workspace<1>(rows, cols);
     return a > b ? a : b;
+}
+
+size_t dispatch_smem_edges(size_t elem_bytes, size_t *cols, size_t max)
+{
+    gpu_t g;
+    if (current_gpu(&g) != cudaSuccess || g.cc_major < 9 || !g.clusters) return 0;
+    const void *kernel = elem_bytes == 4 ? (const void *)softmax_stream<float, false>
+                                         : (const void *)softmax_stream<__half, false>;
+    const size_t per_slot = PACK_BYTES / elem_bytes, slots = stream_smem_limit(g, kernel) / PACK_BYTES;
+    // a row of c columns takes at most ceil((c + P - 1) / P) slots: the longest with s slots
+    const size_t longest[3] = {(slots / 2) * per_slot - (per_slot - 1),
+                               slots * per_slot - (per_slot - 1),
+                               2 * slots * per_slot - (per_slot - 1)};
+    size_t n = 0;
+    for (size_t i = 0; i < 3 && n < max && slots >= 2; i++) cols[n++] = longest[i];
+    return n;
 }
 
 #define DISPATCH_ENTRY(name, T, LOG)                                                      \

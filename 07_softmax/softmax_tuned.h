@@ -4,8 +4,12 @@
 #ifndef SOFTMAX_TUNED_H
 #define SOFTMAX_TUNED_H
 
-#include <cuda_runtime.h>
+#include <cuda_runtime_api.h>
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 // Any shape with rows, cols >= 1, any pointer aligned to its element size.
 int supports_dispatch(size_t rows, size_t cols);
@@ -29,5 +33,15 @@ cudaError_t launch_dispatch_bf16(const void *d_in, void *d_out, size_t rows, siz
                                  void *d_workspace, cudaStream_t s);
 cudaError_t launch_dispatch_bf16_log(const void *d_in, void *d_out, size_t rows, size_t cols,
                                      void *d_workspace, cudaStream_t s);
+
+// The row lengths at which the stream path's shared-memory plan changes on the current GPU, for
+// elements of elem_bytes (2 or 4): the longest row one CTA holds twice (two buffers), once, and
+// that two CTAs hold. Up to max values into cols, shortest first; returns how many (0 where the
+// GPU has no stream path). For the tests of each boundary.
+size_t dispatch_smem_edges(size_t elem_bytes, size_t *cols, size_t max);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif // SOFTMAX_TUNED_H

@@ -13,7 +13,8 @@
 # with --check-only (every variant and dtype, an exact pattern and random data) at sizes
 # chosen per op: sums -n 1,33,1025,65537,1000003; row sums --rows 7 --cols 1,33,1025,5000 and
 # --rows 3 --cols 200003 (few long rows); softmax --rows 37 --cols 1,33,1025,5000,40000,
-# --rows 1 --cols 262147 and --rows 8 --cols 131075 (the split paths). racecheck costs about
+# --rows 1 --cols 262147 and --rows 8 --cols 131075 (the split paths), and the dispatch variant at
+# --rows 300 --cols 16389,50257,60001 (the stream path: one buffer, two, a cluster). racecheck costs about
 # 11x a plain run: it drops the largest sum and checks softmax at 5 rows. memcheck also runs
 # the gpu suite (build/test_gpu, GPU_TEST_QUICK=1, GPU_TEST_STAGES when narrowed);
 # --baselines adds the baselines program.
@@ -58,6 +59,9 @@ runs_for() { # TOOL PROGRAM
         else echo "$sel --rows 37 --cols 1,33,1025,5000,40000"; fi
         echo "$sel --rows 1 --cols 262147"
         echo "$sel --rows 8 --cols 131075"
+        # the stream path takes at least as many rows as SMs: one, two buffers and a cluster
+        has_dispatch=$("$BUILD/$2" --list 2>/dev/null | awk '$1 == "dispatch"' | head -1)
+        [ -n "$has_dispatch" ] && echo "$sel --variant dispatch --rows 300 --cols 16389,50257,60001"
     done
 }
 
