@@ -15,6 +15,11 @@
 //   split path     the same chunks without clusters (GPUs before sm_90, or rows longer than a
 //                  cluster holds): one kernel writes each chunk's (max, sum) to the workspace, a
 //                  second combines them and writes the chunk, reading it again
+//   stream path    sm_90, rows that need CTAs of more than 256 threads and enough of them to
+//                  give every SM a CTA: each CTA's chunk in shared memory, brought by bulk
+//                  copies (cp.async.bulk) while no thread holds a value, so several CTAs share
+//                  an SM; CTAs stay resident and loop over rows, with two buffers where that
+//                  keeps as many rows in flight; K > 1 CTAs a row form a cluster as above
 //
 // Run: build/07_softmax --variant dispatch --rows R --cols C [--op logsoftmax] [--dtype f16|bf16]
 #include <cuda_runtime.h>
@@ -1045,7 +1050,8 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     } else if (k_fit > 1) {
         // A cluster waits at its barrier once a row; alone on its SM, a CTA then leaves the SM
         // idle. Cut the row until two chunks fit one SM's shared memory (1024 x 65536 floats:
-        // 0.79 of the copy as K = 2, 0.86 as K = 3, one run; README.md, "The stream path").
+        // 79% of the copy as K = 2, 86% as K = 3, one H100 run,
+        // plots/reference/dispatch/stream_tuning/kmatrix_2.txt).
         const size_t per_sm = (size_t)g.smem_sm / 2,
                      fixed = (size_t)g.smem_reserved + ((size_t)g.smem_optin - limit);
         if (per_sm > fixed + PACK_BYTES) {
@@ -1109,7 +1115,8 @@ static cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t co
 // Whether the stream path may take a shape whose CTA-path plan is p: on GPUs with bulk copies,
 // when the CTA path needs more than one CTA a row, or one CTA of more than 256 threads (8192
 // values). Below that the CTA path's 256-thread CTAs share an SM and won every same-run
-// comparison on the H100; above it the stream path won (README.md, "The stream path").
+// comparison on the H100; above it the stream path won (README.md, "The stream path or the CTA
+// path").
 // REDUCE_STREAM=0 or 1 overrides, for measurements.
 static int stream_knob() { return env_knob("REDUCE_STREAM", -1); }
 
