@@ -808,6 +808,28 @@ static plan_t plan_rows(const gpu_t &g, int max_cluster, size_t rows, size_t col
                      slots, per_thread);
 }
 
+// Clusters of `size` CTAs (threads and dynamic shared memory each) of `kernel` that the GPU holds
+// at once, from the occupancy API; 0 when none fits or the GPU refuses (a refusal is an answer,
+// not an error to keep).
+static size_t active_clusters(const void *kernel, int size, int threads, size_t smem)
+{
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = size;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(size);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int n = 0;
+    if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) n = 0;
+    (void)cudaGetLastError();
+    return n > 0 ? (size_t)n : 0;
+}
+
 // The largest cluster the dispatcher uses: 8, the size every sm_90 part takes, when the occupancy
 // API says such clusters of this kernel fit; else 1 (the split path). The non-portable 16 that
 // H100 and H200 allow measured slower here than the split path: 1 x 262144 floats took 36% of
@@ -821,20 +843,9 @@ static int cluster_limit(const void *kernel)
     if (cudaGetDevice(&dev) != cudaSuccess) return 1;
     for (int i = 0; i < n_cached; i++)
         if (cached_kernel[i] == kernel && cached_dev[i] == dev) return cached_size[i];
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = PORTABLE_CLUSTER;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(PORTABLE_CLUSTER);
-    cfg.blockDim = dim3(CTA_SHARED_SM_THREADS);
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    int n = 0, result = 1;
-    if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) == cudaSuccess && n > 0)
-        result = PORTABLE_CLUSTER;
-    (void)cudaGetLastError(); // a refusal is an answer, not an error to keep
+    const int result =
+        active_clusters(kernel, PORTABLE_CLUSTER, CTA_SHARED_SM_THREADS, 0) > 0 ? PORTABLE_CLUSTER
+                                                                                : 1;
     if (n_cached < 64) {
         cached_kernel[n_cached] = kernel;
         cached_dev[n_cached] = dev;
@@ -1010,20 +1021,7 @@ static size_t stream_resident(const gpu_t &g, const void *kernel, int chunks, in
         (void)cudaGetLastError();
         return (size_t)n * g.sms;
     }
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = chunks;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(chunks);
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) n = 0;
-    (void)cudaGetLastError();
-    return (size_t)n;
+    return active_clusters(kernel, chunks, threads, smem);
 }
 
 // The stream plan for rows of `cols` elements in 16-byte slots of P, or false. K: the fewest CTAs
