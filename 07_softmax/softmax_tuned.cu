@@ -488,7 +488,7 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 }
 
 // ------------------------------------------------------------------------------------------------
-// Stream path (sm_90): the chunk in shared memory, brought by the copy engine
+// Stream path (sm_90): the chunk in shared memory, brought by the TMA (Tensor Memory Accelerator)
 // ------------------------------------------------------------------------------------------------
 
 // A CTA that holds its chunk in registers is alone on its SM once the chunk passes about 8192
@@ -512,7 +512,7 @@ static __device__ __forceinline__ void mbar_init(uint64_t *bar)
 #endif
 }
 
-// Makes the barriers' initialisation visible to the copy engine (the async proxy).
+// Makes the barriers' initialisation visible to the TMA (the async proxy).
 static __device__ __forceinline__ void mbar_init_fence()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -545,13 +545,13 @@ static __device__ __forceinline__ void bulk_load(void *dst, const void *src, uns
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     // what the CTA's threads last read or wrote here, they did through the generic proxy: order
-    // it before the copy engine's writes
+    // it before the TMA's writes
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     if (lane == 0)
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
-                         smem_address(bar)),
-                     "r"(bytes)
-                     : "memory");
+        asm volatile(
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)),
+            "r"(bytes)
+            : "memory");
     __syncwarp();
     for (unsigned off = lane * BULK_PIECE; off < bytes; off += WARP_SIZE * BULK_PIECE) {
         const unsigned n = bytes - off < BULK_PIECE ? bytes - off : BULK_PIECE;
@@ -687,7 +687,7 @@ static __global__ void __launch_bounds__(1024, 1)
                 }
             }
         }
-        __syncthreads(); // the buffer is free for the copy engine again
+        __syncthreads(); // the buffer is free for the TMA again
     }
     // a CTA's shared memory must outlive every read of it by the cluster
     if (chunks > 1) cg::this_cluster().sync();
@@ -731,9 +731,8 @@ static cudaError_t current_gpu(gpu_t *g)
                                           dev)) != cudaSuccess ||
             (err = cudaDeviceGetAttribute(&n.smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
                                           dev)) != cudaSuccess ||
-            (err = cudaDeviceGetAttribute(&n.smem_reserved,
-                                          cudaDevAttrReservedSharedMemoryPerBlock, dev)) !=
-                cudaSuccess)
+            (err = cudaDeviceGetAttribute(&n.smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock,
+                                          dev)) != cudaSuccess)
             return err;
         if (cudaDeviceGetAttribute(&n.clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess) {
             (void)cudaGetLastError(); // a runtime that does not know the attribute: no clusters
@@ -843,9 +842,9 @@ static int cluster_limit(const void *kernel)
     if (cudaGetDevice(&dev) != cudaSuccess) return 1;
     for (int i = 0; i < n_cached; i++)
         if (cached_kernel[i] == kernel && cached_dev[i] == dev) return cached_size[i];
-    const int result =
-        active_clusters(kernel, PORTABLE_CLUSTER, CTA_SHARED_SM_THREADS, 0) > 0 ? PORTABLE_CLUSTER
-                                                                                : 1;
+    const int result = active_clusters(kernel, PORTABLE_CLUSTER, CTA_SHARED_SM_THREADS, 0) > 0
+                           ? PORTABLE_CLUSTER
+                           : 1;
     if (n_cached < 64) {
         cached_kernel[n_cached] = kernel;
         cached_dev[n_cached] = dev;
@@ -994,12 +993,14 @@ static size_t stream_smem_limit(const gpu_t &g, const void *kernel)
         if (cached_kernel[i] == kernel && cached_dev[i] == g.id) return cached_limit[i];
     cudaFuncAttributes fa;
     size_t limit = 0;
-    if (cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && (size_t)g.smem_optin > fa.sharedSizeBytes) {
+    if (cudaFuncGetAttributes(&fa, kernel) == cudaSuccess &&
+        (size_t)g.smem_optin > fa.sharedSizeBytes) {
         limit = (size_t)g.smem_optin - fa.sharedSizeBytes;
         if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit) !=
             cudaSuccess)
             limit = 0;
-        if (g.clusters) (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        if (g.clusters)
+            (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     }
     (void)cudaGetLastError(); // a refusal means no stream path, not an error to keep
     if (n_cached < 16) {
@@ -1134,8 +1135,7 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     const int max_cluster = g.clusters ? cluster_limit((const void *)kernel) : 1;
     const bool aligned = (uintptr_t)d_in % PACK_BYTES == 0 && cols % P == 0;
     plan_t p = plan_rows(g, max_cluster, rows, cols, P, PER_THREAD, cta_max_threads<P>(), aligned);
-    if (p.path == PATH_CTA && p.chunks > 1 &&
-        !cluster_pays(g, rows, p.chunks, p.threads)) {
+    if (p.path == PATH_CTA && p.chunks > 1 && !cluster_pays(g, rows, p.chunks, p.threads)) {
         // the plan of a GPU without clusters, when the row needs more than one CTA there
         gpu_t flat = g;
         flat.clusters = 0;
@@ -1145,8 +1145,8 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     }
     if constexpr (P == full_pack<T>()) {
         stream_plan_t sp;
-        if (stream_wanted(g, p) && plan_stream(g, (const void *)softmax_stream<T, LOG>, rows,
-                                               cols, P, stream_knob() == 1, &sp)) {
+        if (stream_wanted(g, p) && plan_stream(g, (const void *)softmax_stream<T, LOG>, rows, cols,
+                                               P, stream_knob() == 1, &sp)) {
             say_plan("07_softmax/dispatch", rows, cols,
                      sp.nbuf == 2 ? "stream (shared memory, 2 buffers)" : "stream (shared memory)",
                      sp.chunks, sp.threads, sizeof(T), P);
@@ -1258,7 +1258,8 @@ size_t dispatch_smem_edges(size_t elem_bytes, size_t *cols, size_t max)
     if (current_gpu(&g) != cudaSuccess || g.cc_major < 9 || !g.clusters) return 0;
     const void *kernel = elem_bytes == 4 ? (const void *)softmax_stream<float, false>
                                          : (const void *)softmax_stream<__half, false>;
-    const size_t per_slot = PACK_BYTES / elem_bytes, slots = stream_smem_limit(g, kernel) / PACK_BYTES;
+    const size_t per_slot = PACK_BYTES / elem_bytes,
+                 slots = stream_smem_limit(g, kernel) / PACK_BYTES;
     // a row of c columns takes at most ceil((c + P - 1) / P) slots: the longest with s slots
     const size_t longest[3] = {(slots / 2) * per_slot - (per_slot - 1),
                                slots * per_slot - (per_slot - 1),
