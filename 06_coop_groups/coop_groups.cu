@@ -465,8 +465,12 @@ static cluster_fit largest_cluster(const void *kernel, int threads)
         return fit;
     for (int i = 0; i < n_cached; i++)
         if (cached_kernel[i] == kernel && cached_dev[i] == dev) return cached[i];
+    // the kernel as loaded must be sm_90 code: a build for older GPUs only (ARCH=sm_80) runs on
+    // Hopper from compute_80 PTX, where the cluster code is compiled out
+    cudaFuncAttributes fa;
+    const bool sm90_code = cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && fa.ptxVersion >= 90;
     (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-    for (int size = MAX_CLUSTER; size >= 2 && fit.size == 1; size /= 2) {
+    for (int size = MAX_CLUSTER; size >= 2 && fit.size == 1 && sm90_code; size /= 2) {
         cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute attr[1];
         attr[0].id = cudaLaunchAttributeClusterDimension;

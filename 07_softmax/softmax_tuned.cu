@@ -842,9 +842,14 @@ static int cluster_limit(const void *kernel)
     if (cudaGetDevice(&dev) != cudaSuccess) return 1;
     for (int i = 0; i < n_cached; i++)
         if (cached_kernel[i] == kernel && cached_dev[i] == dev) return cached_size[i];
-    const int result = active_clusters(kernel, PORTABLE_CLUSTER, CTA_SHARED_SM_THREADS, 0) > 0
-                           ? PORTABLE_CLUSTER
-                           : 1;
+    // the kernel as loaded must be sm_90 code: a build for older GPUs only (ARCH=sm_80) runs on
+    // Hopper from compute_80 PTX, where the cluster exchange is compiled out
+    cudaFuncAttributes fa;
+    const bool sm90_code = cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && fa.ptxVersion >= 90;
+    const int result =
+        sm90_code && active_clusters(kernel, PORTABLE_CLUSTER, CTA_SHARED_SM_THREADS, 0) > 0
+            ? PORTABLE_CLUSTER
+            : 1;
     if (n_cached < 64) {
         cached_kernel[n_cached] = kernel;
         cached_dev[n_cached] = dev;
@@ -993,7 +998,8 @@ static size_t stream_smem_limit(const gpu_t &g, const void *kernel)
         if (cached_kernel[i] == kernel && cached_dev[i] == g.id) return cached_limit[i];
     cudaFuncAttributes fa;
     size_t limit = 0;
-    if (cudaFuncGetAttributes(&fa, kernel) == cudaSuccess &&
+    // (and only sm_90 code has the bulk copies: a build for older GPUs runs here from their PTX)
+    if (cudaFuncGetAttributes(&fa, kernel) == cudaSuccess && fa.ptxVersion >= 90 &&
         (size_t)g.smem_optin > fa.sharedSizeBytes) {
         limit = (size_t)g.smem_optin - fa.sharedSizeBytes;
         if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)limit) !=
