@@ -979,11 +979,26 @@ struct stream_plan_t {
     size_t groups;        // CTA groups launched (each loops over rows)
 };
 
-// A knob for measurements: an integer from the environment, or dflt.
-static int env_knob(const char *name, int dflt)
+// A knob for measurements: an integer from the environment, or dflt. A value that is not an
+// integer from lo to hi (a multiple of step) is ignored, with one line on stderr, once a name.
+static int env_knob(const char *name, int dflt, int lo, int hi, int step = 1)
 {
     const char *v = getenv(name);
-    return v && *v ? atoi(v) : dflt;
+    if (!v || !*v) return dflt;
+    char *end = nullptr;
+    const long x = strtol(v, &end, 10);
+    if (*end == '\0' && x >= lo && x <= hi && x % step == 0) return (int)x;
+    static const char *warned[8];
+    static int n_warned;
+    for (int i = 0; i < n_warned; i++)
+        if (warned[i] == name) return dflt;
+    if (n_warned < 8) warned[n_warned++] = name;
+    if (step > 1)
+        fprintf(stderr, "07_softmax: %s=%s ignored: a multiple of %d from %d to %d\n", name, v,
+                step, lo, hi);
+    else
+        fprintf(stderr, "07_softmax: %s=%s ignored: an integer from %d to %d\n", name, v, lo, hi);
+    return dflt;
 }
 
 // The most dynamic shared memory one CTA of `kernel` may ask for: the opt-in limit less the
@@ -1064,18 +1079,18 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
             k = k2 > k ? (k2 < kmax ? k2 : kmax) : k;
         }
     }
-    k = (size_t)env_knob("REDUCE_STREAM_K", (int)k);
+    k = (size_t)env_knob("REDUCE_STREAM_K", (int)k, 1, STREAM_MAX_CLUSTER);
     if (k < k_fit || k > kmax) return false;
     sp->chunks = (int)k;
     sp->chunk_slots = (unsigned)ceil_div(slots, k);
     const size_t per = ceil_div((size_t)sp->chunk_slots, 8);
     size_t t = ceil_div(per, (size_t)WARP_SIZE) * WARP_SIZE;
     t = t < 128 ? 128 : t > 512 ? 512 : t;
-    sp->threads = env_knob("REDUCE_STREAM_THREADS", (int)t);
+    sp->threads = env_knob("REDUCE_STREAM_THREADS", (int)t, 64, 1024, WARP_SIZE);
     sp->nbuf = 1;
     sp->smem = (size_t)sp->chunk_slots * PACK_BYTES;
     size_t resident = stream_resident(g, kernel, sp->chunks, sp->threads, sp->smem);
-    const int want_nbuf = env_knob("REDUCE_STREAM_NBUF", 0);
+    const int want_nbuf = env_knob("REDUCE_STREAM_NBUF", 0, 1, 2);
     // (a cluster keeps one buffer: two would leave its CTAs alone on their SMs again)
     if (2 * sp->smem <= limit && want_nbuf != 1 &&
         (want_nbuf == 2 || (sp->chunks == 1 && rows > resident))) {
@@ -1123,7 +1138,7 @@ static cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t co
 // comparison on the H100; above it the stream path won (README.md, "The stream path or the CTA
 // path").
 // REDUCE_STREAM=0 or 1 overrides, for measurements.
-static int stream_knob() { return env_knob("REDUCE_STREAM", -1); }
+static int stream_knob() { return env_knob("REDUCE_STREAM", -1, 0, 1); }
 
 static bool stream_wanted(const gpu_t &g, const plan_t &p)
 {
