@@ -12,6 +12,7 @@
 //   grid_sync      one cooperative launch: partials, grid.sync(), block 0 finishes
 //   single_pass    one launch: the last block to finish (atomic ticket) adds the partials
 //   cluster_sum    one launch: blocks combine in a cluster's shared memory, clusters by ticket
+//   flag_sum       one launch: tickets at the start, the last block to start adds flagged partials
 //
 // Run one:  build/06_coop_groups --variant NAME [-n N | --rows R --cols C]
 // No -rdc is needed: since CUDA 11, grid.sync() works in whole-program compilation.
@@ -99,7 +100,13 @@ static __device__ __forceinline__ float packs_sum(const pack_t *__restrict__ bod
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u) acc += pack_sum(v[u]);
     }
-    for (; q < n_packs; q += stride) acc += pack_sum(body[q]);
+    // the last 0..3 packs of this thread: loaded together, not one round trip each
+    pack_t v[UNROLL - 1];
+#pragma unroll
+    for (int u = 0; u < UNROLL - 1; ++u)
+        v[u] = q + u * stride < n_packs ? body[q + u * stride] : pack_t{};
+#pragma unroll
+    for (int u = 0; u < UNROLL - 1; ++u) acc += pack_sum(v[u]);
     return acc;
 }
 
@@ -278,11 +285,10 @@ static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
 
 // Row sums with `chunks` blocks per row, blockIdx.x = row * chunks + chunk; each chunk a whole
 // number of packs' worth of floats (keeps the row's 16-byte phase). chunks == 1: a block per row.
-// With chunks > 1 the blocks of a row form a cluster (sm_90) and add up in its shared memory,
-// or, without clusters (d_partials != null), write [rows, chunks] partials for a second pass.
+// With chunks > 1 the blocks of a row form a cluster (sm_90) and add up in its shared memory.
 static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
     rowsum_chunks(const float *__restrict__ d_in, float *__restrict__ d_out, size_t cols,
-                  unsigned chunks, size_t chunk_len, float *__restrict__ d_partials)
+                  unsigned chunks, size_t chunk_len)
 {
     const cg::thread_block block = cg::this_thread_block();
     const size_t row = blockIdx.x / chunks, chunk = blockIdx.x % chunks;
@@ -290,8 +296,8 @@ static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
     const size_t len = start < cols ? min_size(chunk_len, cols - start) : 0;
     float v = span_sum(d_in + row * cols + start, len, block.thread_rank(), BLOCK_SIZE);
     v = block_reduce_cg(block, v);
-    if (chunks == 1 || d_partials != nullptr) {
-        if (block.thread_rank() == 0) (chunks == 1 ? d_out[row] : d_partials[blockIdx.x]) = v;
+    if (chunks == 1) {
+        if (block.thread_rank() == 0) d_out[row] = v;
         return;
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -399,6 +405,170 @@ static __global__ void __launch_bounds__(BIG_BLOCK, 1)
         *d_out = v;
         *d_counter = 0;
     }
+}
+
+// A partial with its ready flag in one 64-bit word: the high half is 1 once the low half holds
+// the float's bits. One aligned 64-bit access is never torn, so the flag needs no fence of its
+// own: whoever sees the flag sees the value. Relaxed, gpu-scope loads and stores go to L2 (not to
+// a stale L1 line) and are seen by other SMs without a fence.
+static constexpr unsigned long long SLOT_READY = 1ull << 32;
+static constexpr unsigned FLAG_AT_ONCE = 8; // slots a thread loads at once when it adds them
+
+static __device__ __forceinline__ unsigned long long slot_load(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ void slot_store(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+// Sum, in index order, of `count` flagged partials, as thread `rank` of `width` sees it: slot
+// `mine_at` is the caller's own (value `mine`, never stored). Up to 8 slots a thread are loaded
+// at once, then each is polled again until its flag is up, read, and put back to 0 for the next
+// launch.
+static __device__ __forceinline__ float flagged_sum(unsigned long long *slots, unsigned count,
+                                                    unsigned mine_at, float mine, unsigned rank,
+                                                    unsigned width)
+{
+    constexpr unsigned AT_ONCE = FLAG_AT_ONCE;
+    float acc = 0.0f;
+    for (unsigned base = rank; base < count; base += AT_ONCE * width) {
+        unsigned long long s[AT_ONCE];
+#pragma unroll
+        for (unsigned k = 0; k < AT_ONCE; ++k) {
+            const unsigned i = base + k * width;
+            s[k] = i < count && i != mine_at ? slot_load(slots + i) : SLOT_READY;
+        }
+#pragma unroll
+        for (unsigned k = 0; k < AT_ONCE; ++k) {
+            const unsigned i = base + k * width;
+            if (i >= count) break;
+            if (i == mine_at) {
+                acc += mine;
+                continue;
+            }
+            while (!(s[k] & SLOT_READY)) s[k] = slot_load(slots + i);
+            acc += __uint_as_float((unsigned)s[k]);
+            slot_store(slots + i, 0ull);
+        }
+    }
+    return acc;
+}
+
+// The end of a flagged sum, in every thread of the block: `v` (valid in thread 0) is this
+// block's partial, chunk `chunk` of `chunks` of row `row`, `ticket` (valid in thread 0) the
+// order it started in. Every block but the last to start publishes its partial and leaves; the
+// last adds all of them in index order and writes the row's sum.
+static __device__ __forceinline__ void flagged_finish(const cg::thread_block &block, float v,
+                                                      unsigned ticket, size_t row, unsigned chunk,
+                                                      unsigned chunks, unsigned long long *d_slots,
+                                                      unsigned *d_tickets, float *d_out)
+{
+    unsigned long long *slots = d_slots + row * chunks;
+    const cg::thread_block_tile<WARP_SIZE> warp = cg::tiled_partition<WARP_SIZE>(block);
+    if (chunks <= WARP_SIZE * FLAG_AT_ONCE) {
+        // up to 256 partials: warp 0 alone (thread 0 holds v and the ticket) publishes or adds
+        // them, one load of each at once; no block barrier, no second block reduce
+        if (warp.meta_group_rank() != 0) return;
+        unsigned last = 0;
+        if (warp.thread_rank() == 0) {
+            last = ticket == chunks - 1;
+            if (last)
+                d_tickets[row] =
+                    0; // every block of the row has its ticket: ready for the next launch
+            else
+                slot_store(slots + chunk, SLOT_READY | __float_as_uint(v));
+        }
+        if (!warp.shfl(last, 0)) return;
+        v = flagged_sum(slots, chunks, chunk, warp.shfl(v, 0), warp.thread_rank(), WARP_SIZE);
+        v = cg::reduce(warp, v, cg::plus<float>());
+        if (warp.thread_rank() == 0) d_out[row] = v;
+        return;
+    }
+    __shared__ bool is_last;
+    __shared__ float own;
+    if (block.thread_rank() == 0) {
+        is_last = ticket == chunks - 1;
+        own = v;
+        if (is_last)
+            d_tickets[row] = 0;
+        else
+            slot_store(slots + chunk, SLOT_READY | __float_as_uint(v));
+    }
+    block.sync();
+    if (!is_last) return;
+    v = flagged_sum(slots, chunks, chunk, own, block.thread_rank(), block.size());
+    v = block_reduce_cg(block, v);
+    if (block.thread_rank() == 0) d_out[row] = v;
+}
+
+// Idea:  single_pass with its ticket taken when a block STARTS, not when it ends: the block that
+//        starts last (every other block is then already running) adds the partials, which the
+//        others publish as flagged 64-bit words: no fence, no second atomic. Row r's blocks are
+//        blockIdx.x = r * chunks + chunk, each a contiguous chunk of whole packs; a full sum is
+//        one row (flag_sum), a few long rows are the row dispatch's rows too long for a cluster.
+// Fixes: single_pass's fence and atomic after each block's work (the atomic now overlaps the
+//        loads), and cluster_sum's limit of one cluster a row: any number of blocks, any GPU.
+// Cost:  the partials still cross L2 to the last block, which polls; it is the only block that
+//        waits, and only for blocks already running, so it cannot wait forever.
+// Run:   build/06_coop_groups --variant flag_sum -n 2^20
+//        build/06_coop_groups --variant dispatch --rows 8 --cols 131072
+static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
+    sum_flagged(const float *__restrict__ d_in, float *__restrict__ d_out, size_t cols,
+                unsigned chunks, size_t chunk_len, unsigned long long *d_slots, unsigned *d_tickets)
+{
+    const cg::thread_block block = cg::this_thread_block();
+    const size_t row = blockIdx.x / chunks;
+    const unsigned chunk = blockIdx.x % chunks;
+    unsigned ticket = 0;
+    // at the start: the atomic's round trip overlaps this block's loads
+    if (chunks > 1 && block.thread_rank() == 0) ticket = atomicAdd(d_tickets + row, 1u);
+    const size_t start = chunk * chunk_len;
+    const size_t len = start < cols ? min_size(chunk_len, cols - start) : 0;
+    // chunk_len 0: the row's blocks stride over the whole row together (a full sum too large for
+    // one lap a block: neighbouring blocks read neighbouring memory, as in single_pass)
+    float v =
+        chunk_len == 0
+            ? span_sum(d_in + row * cols, cols, chunk * (size_t)BLOCK_SIZE + block.thread_rank(),
+                       (size_t)chunks * BLOCK_SIZE)
+            : span_sum(d_in + row * cols + start, len, block.thread_rank(), BLOCK_SIZE);
+    v = block_reduce_cg(block, v);
+    if (chunks == 1) {
+        if (block.thread_rank() == 0) d_out[row] = v;
+        return;
+    }
+    flagged_finish(block, v, ticket, row, chunk, chunks, d_slots, d_tickets, d_out);
+}
+
+// flag_sum where every block reads at most one lap (UNROLL packs a thread): no loop at all, each
+// thread's packs are loaded at once, predicated. A full sum only (one row); gridDim.x >= 2 chunks
+// of chunk_len floats.
+static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
+    sum_lap(const float *__restrict__ d_in, float *__restrict__ d_out, size_t n, unsigned chunk_len,
+            unsigned long long *d_slots, unsigned *d_tickets)
+{
+    const cg::thread_block block = cg::this_thread_block();
+    const unsigned chunks = gridDim.x, chunk = blockIdx.x, rank = block.thread_rank();
+    unsigned ticket = 0;
+    if (rank == 0) ticket = atomicAdd(d_tickets, 1u);
+    const size_t start = (size_t)chunk * chunk_len;
+    const float *p = d_in + start;
+    const span_split sp = split_span(p, min_size(chunk_len, n - start));
+    const pack_t *body = reinterpret_cast<const pack_t *>(p + sp.head);
+    pack_t x[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+        const size_t q = rank + (size_t)u * block.size();
+        x[u] = q < sp.packs ? body[q] : pack_t{};
+    }
+    float v = edges_sum(p, sp, rank);
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) v += pack_sum(x[u]);
+    v = block_reduce_cg(block, v);
+    flagged_finish(block, v, ticket, 0, chunk, chunks, d_slots, d_tickets, d_out);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -707,6 +877,75 @@ static cudaError_t launch_cluster_sum(const void *d_in, void *d_out, size_t rows
                             p.cluster);
 }
 
+// flag_sum and the row dispatch's few-rows plan: the workspace holds one ticket a row (on their
+// own 128-byte lines) and then one 64-bit slot a block.
+static size_t flag_tickets_bytes(size_t rows) { return ceil_div(rows * 4, WS_HEADER) * WS_HEADER; }
+static size_t flag_workspace(size_t rows, size_t chunks)
+{
+    return chunks > 1 ? flag_tickets_bytes(rows) + rows * chunks * 8 : 0;
+}
+
+// Cuts `cols` floats into `chunks` contiguous chunks of whole packs, no more than `most`, none
+// shorter than `min_len` floats: fills chunks and chunk_len.
+static void cut_chunks(size_t cols, size_t most, size_t min_len, unsigned *chunks,
+                       size_t *chunk_len)
+{
+    size_t c = min_size(most, ceil_div(cols, min_len));
+    if (c < 1) c = 1;
+    *chunk_len = ceil_div(ceil_div(cols, c), PACK) * PACK;
+    *chunks = (unsigned)ceil_div(cols, *chunk_len);
+}
+
+// flag_sum's plan: up to ONE_BLOCK_MAX_N floats, single_pass's one block (no ticket, no flags);
+// then 256-thread blocks of one lap each (sum_lap, no loop) while the GPU holds them all at once;
+// beyond that, as many blocks as it holds, striding over the array together (sum_flagged).
+struct flag_plan {
+    unsigned grid;
+    size_t chunk_len;
+    bool lap; // sum_lap, else sum_flagged
+};
+
+static flag_plan plan_flag_sum(size_t n)
+{
+    flag_plan p = {1, n, true};
+    if (n <= ONE_BLOCK_MAX_N) return p;
+    static fill_cache fill_lap, fill_loop;
+    const size_t lap_len = (size_t)BLOCK_SIZE * UNROLL * PACK; // 4096 floats
+    const size_t resident_lap = resident_blocks(&fill_lap, (const void *)sum_lap, BLOCK_SIZE);
+    if (ceil_div(n, lap_len) <= resident_lap) {
+        cut_chunks(n, resident_lap, lap_len, &p.grid, &p.chunk_len);
+        return p;
+    }
+    p.grid = (unsigned)resident_blocks(&fill_loop, (const void *)sum_flagged, BLOCK_SIZE);
+    p.chunk_len = 0; // the blocks stride over the array together
+    p.lap = false;
+    return p;
+}
+
+static size_t workspace_flag_sum(size_t rows, size_t cols)
+{
+    (void)rows;
+    return flag_workspace(1, plan_flag_sum(cols).grid);
+}
+
+static cudaError_t launch_flag_sum(const void *d_in, void *d_out, size_t rows, size_t cols,
+                                   void *d_workspace, cudaStream_t s)
+{
+    if (!supports_sum(rows, cols)) return cudaErrorInvalidValue;
+    const flag_plan p = plan_flag_sum(cols);
+    if (p.grid == 1) return launch_single_pass(d_in, d_out, rows, cols, d_workspace, s);
+    char *ws = static_cast<char *>(d_workspace);
+    unsigned *tickets = reinterpret_cast<unsigned *>(ws);
+    unsigned long long *slots = reinterpret_cast<unsigned long long *>(ws + flag_tickets_bytes(1));
+    if (p.lap)
+        sum_lap<<<p.grid, BLOCK_SIZE, 0, s>>>((const float *)d_in, (float *)d_out, cols,
+                                              (unsigned)p.chunk_len, slots, tickets);
+    else
+        sum_flagged<<<p.grid, BLOCK_SIZE, 0, s>>>((const float *)d_in, (float *)d_out, cols, p.grid,
+                                                  p.chunk_len, slots, tickets);
+    return cudaGetLastError();
+}
+
 // ------------------------------------------------------------------------------------------------
 // Row sums
 // ------------------------------------------------------------------------------------------------
@@ -777,40 +1016,36 @@ static cudaError_t launch_tile_per_row(const void *d_in, void *d_out, size_t row
 
 // Blocks per row for long rows: 1 while rows alone give every SM two blocks; else enough
 // chunks to do so, none shorter than one block lap (4096 floats), each a whole number of packs.
-// With clusters the chunks of a row are one cluster (at most the largest the GPU launches);
-// without, they write partials and a second pass adds them.
+// The chunks of a row are one cluster where the GPU launches a cluster that large (sm_90); else
+// (more chunks than a cluster holds, or no clusters) they finish with flagged partials.
 struct row_plan {
     unsigned chunks;
     size_t chunk_len;
-    bool cluster;
+    bool cluster; // rowsum_chunks in clusters of `chunks` blocks
+    bool flags;   // sum_flagged: the last chunk of a row to start adds the row's partials
 };
 
 static row_plan plan_block_rows(size_t rows, size_t cols)
 {
-    row_plan p = {1, cols, false};
+    row_plan p = {1, cols, false, false};
     const size_t sms = (size_t)(device_attr(cudaDevAttrMultiProcessorCount) > 0
                                     ? device_attr(cudaDevAttrMultiProcessorCount)
                                     : 1);
     if (rows >= 2 * sms) return p;
-    const size_t lap = (size_t)BLOCK_SIZE * UNROLL * PACK;
-    size_t chunks = min_size(ceil_div(2 * sms, rows), ceil_div(cols, lap));
+    cut_chunks(cols, ceil_div(2 * sms, rows), (size_t)BLOCK_SIZE * UNROLL * PACK, &p.chunks,
+               &p.chunk_len);
+    if (p.chunks == 1) return p;
     const cluster_fit fit = largest_cluster((const void *)rowsum_chunks, BLOCK_SIZE);
-    if (fit.size > 1 && chunks > 1) {
-        p.cluster = true;
-        chunks = min_size(chunks, (size_t)fit.size);
-    }
-    if (chunks <= 1) return p;
-    p.chunk_len = ceil_div(ceil_div(cols, chunks), PACK) * PACK;
-    p.chunks = (unsigned)ceil_div(cols, p.chunk_len);
-    if (p.chunks == 1) p.cluster = false;
+    p.cluster = p.chunks <= (unsigned)fit.size;
+    p.flags = !p.cluster;
     return p;
 }
 
 static size_t workspace_dispatch(size_t rows, size_t cols)
 {
-    if (cols <= WARP_MAX_COLS && rows >= 1) return 0;
+    if (cols <= TILE_MAX_COLS) return 0;
     const row_plan p = plan_block_rows(rows, cols);
-    return p.chunks > 1 && !p.cluster ? rows * p.chunks * sizeof(float) : 0;
+    return p.flags ? flag_workspace(rows, p.chunks) : 0;
 }
 
 static cudaError_t launch_block_rows(const float *d_in, float *d_out, size_t rows, size_t cols,
@@ -819,19 +1054,20 @@ static cudaError_t launch_block_rows(const float *d_in, float *d_out, size_t row
     const row_plan p = plan_block_rows(rows, cols);
     if (rows * p.chunks > MAX_GRID_X) return cudaErrorInvalidValue;
     const unsigned grid = (unsigned)(rows * p.chunks);
-    if (p.chunks == 1 || p.cluster)
-        return launch_clustered(rowsum_chunks, grid, BLOCK_SIZE, p.chunks, s, d_in, d_out, cols,
-                                p.chunks, p.chunk_len, nullptr);
-    float *partials = static_cast<float *>(d_ws);
-    const cudaError_t err = launch_clustered(rowsum_chunks, grid, BLOCK_SIZE, 1, s, d_in, d_out,
-                                             cols, p.chunks, p.chunk_len, partials);
-    if (err != cudaSuccess) return err;
-    return launch_tile_rows(partials, d_out, rows, p.chunks, s); // the [rows, chunks] partials
+    if (!p.flags)
+        return launch_clustered(rowsum_chunks, grid, BLOCK_SIZE, p.cluster ? p.chunks : 1, s, d_in,
+                                d_out, cols, p.chunks, p.chunk_len);
+    char *ws = static_cast<char *>(d_ws);
+    sum_flagged<<<grid, BLOCK_SIZE, 0, s>>>(
+        d_in, d_out, cols, p.chunks, p.chunk_len,
+        reinterpret_cast<unsigned long long *>(ws + flag_tickets_bytes(rows)),
+        reinterpret_cast<unsigned *>(ws));
+    return cudaGetLastError();
 }
 
 // Idea:  pick the group from the shape: tiles (4 rows each) up to 512 columns, a warp tile per
 //        row up to 4096, then blocks: one per row while rows fill the GPU, else several per row
-//        in a cluster.
+//        in a cluster, or with flagged partials where a row needs more blocks than a cluster.
 // Fixes: each mapping alone is slow somewhere between 32 and 65536 columns, or with few rows.
 // Cost:  the thresholds are the reasoning in the README; the rows plot checks them.
 // Run:   build/06_coop_groups --variant dispatch --rows 8 --cols 131072
@@ -844,20 +1080,12 @@ static cudaError_t launch_dispatch(const void *d_in, void *d_out, size_t rows, s
     const size_t sms = (size_t)(device_attr(cudaDevAttrMultiProcessorCount) > 0
                                     ? device_attr(cudaDevAttrMultiProcessorCount)
                                     : 1);
-    // few rows never fill the GPU with one tile each: blocks (or clusters) per row then
-    const bool few_rows = rows * WARP_SIZE < 2 * sms * BLOCK_SIZE && cols > TILE_MAX_COLS;
+    // fewer rows than a block of warp tiles an SM: a block (or more) per row instead
+    const bool few_rows = rows * WARP_SIZE < sms * BLOCK_SIZE && cols > TILE_MAX_COLS;
     if (cols <= TILE_MAX_COLS) return launch_tile_rows(in, out, rows, cols, s);
     if (cols <= WARP_MAX_COLS && !few_rows)
         return launch_tiles<WARP_SIZE, 1>(in, out, rows, cols, s);
     return launch_block_rows(in, out, rows, cols, d_workspace, s);
-}
-
-static size_t workspace_rows_dispatch(size_t rows, size_t cols)
-{
-    const size_t a = workspace_dispatch(rows, cols);
-    const row_plan p = plan_block_rows(rows, cols);
-    const size_t b = p.chunks > 1 && !p.cluster ? rows * p.chunks * sizeof(float) : 0;
-    return a > b ? a : b;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -871,8 +1099,8 @@ static const variant_t variants[] = {
     {"tile_per_row", "a thread_block_tile<G> per row (G = 4..32, cols <= 4G), 4 rows per tile",
      OP_ROWSUM, DT_F32, DT_F32, supports_rows, workspace_none, launch_tile_per_row},
     {"dispatch",
-     "row sums: tiles to 512 cols, a warp tile to 4096, else blocks or a cluster per row",
-     OP_ROWSUM, DT_F32, DT_F32, supports_rows, workspace_rows_dispatch, launch_dispatch},
+     "row sums: tiles to 512 cols, a warp tile to 4096, else blocks, a cluster or flags per row",
+     OP_ROWSUM, DT_F32, DT_F32, supports_rows, workspace_dispatch, launch_dispatch},
     {"grid_sync", "one cooperative launch: partials, grid.sync(), block 0 finishes", OP_SUM, DT_F32,
      DT_F32, supports_sum, workspace_grid_sync, launch_grid_sync},
     {"single_pass",
@@ -881,6 +1109,9 @@ static const variant_t variants[] = {
     {"cluster_sum",
      "one launch: blocks add up in a cluster's shared memory, one ticket per cluster", OP_SUM,
      DT_F32, DT_F32, supports_sum, workspace_cluster_sum, launch_cluster_sum},
+    {"flag_sum",
+     "one launch: tickets at the start, the last block to start adds flagged partials in order",
+     OP_SUM, DT_F32, DT_F32, supports_sum, workspace_flag_sum, launch_flag_sum},
 };
 
 extern "C" const stage_t stage_06_coop_groups = {"06_coop_groups", "Cooperative groups", variants,

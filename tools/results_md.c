@@ -819,9 +819,9 @@ size_t res_targets(const res_set *s, res_target *out, size_t max)
         }
     }
 
-    /* full sums: the deterministic one-launch sum (06's single_pass: one block for small n,
-       a ticket beyond) against CUB at small and mid n, the best at 2^28 */
-    static const char *const SMALL_SUM = "single_pass";
+    /* full sums: the deterministic one-launch sum (06's flag_sum: single_pass's one block for
+       small n, flagged partials beyond) against CUB at small and mid n, the best at 2^28 */
+    static const char *const SMALL_SUM = "flag_sum";
     const char *stc = stage_of(s, "06_", SMALL_SUM, OP_SUM);
     for (int w = 0; w < 2; w++) {
         size_t lo = w ? 0 : (size_t)1 << 13, hi = w ? (size_t)1 << 12 : (size_t)1 << 21;

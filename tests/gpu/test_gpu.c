@@ -207,12 +207,15 @@ static void typed_free(typed_input *t)
 /* ------------------------------------------------------------------------------------------- */
 /* Full sums                                                                                   */
 
-/* Every threshold of the full sums: warp, block, pack and lap edges, 06's one-block limit of
-   cluster_sum (16384 floats), and sizes past one and several laps of a full GPU. */
+/* Every threshold of the full sums: warp, block, pack and lap edges, 06's one-block limits
+   (cluster_sum 16384 floats, single_pass and flag_sum 32768), and sizes past one and several laps
+   of a full GPU (flag_sum: one lap a block up to 4096 x the resident blocks, 4.3M floats on an
+   H100, then loops). */
 static const size_t sum_sizes[] = {1,     2,     3,     4,     5,     7,     8,     9,     31,   32,   33,
                                    63,    64,    65,    127,   129,   255,   256,   257,   511,  512,  513,
                                    1023,  1024,  1025,  2047,  2049,  4095,  4096,  4097,  8193, 16383, 16384,
-                                   16385, 16388, 65535, 65536, 65537, 1000003, (1 << 20) + 1, (1 << 22) - 1};
+                                   16385, 16388, 32768, 32769, 65535, 65536, 65537, 1000003, (1 << 20) + 1,
+                                   (1 << 22) - 1, (1 << 23) + 1};
 static const size_t sum_sizes_full[] = {(1 << 24) + 3, (1 << 26) + 5};
 
 static int sum_size_ok(size_t n) { return !quick || n <= 65537; }
@@ -335,7 +338,7 @@ static void test_every_sum_variant_is_right_twice_in_a_row_and_deterministic(voi
 {
     if (nothing_to_test(OP_SUM, 0)) return;
     size_t ne = collect(OP_SUM, 0, ents, 512), cases = 0;
-    static const size_t sizes[] = {1, 1000, 16385, 65537, 1000003, (1 << 22) + 5};
+    static const size_t sizes[] = {1, 1000, 16385, 65537, 1000003, (1 << 22) + 5, (1 << 23) + 1};
     for (size_t k = 0; k < ARRAY_LEN(sizes); k++) {
         size_t n = sizes[k];
         if (!sum_size_ok(n)) continue;
@@ -371,14 +374,17 @@ typedef struct {
 } shape2;
 
 /* Awkward shapes, and each threshold of 06's dispatch from both sides: tile widths (16, 32,
-   64, 128 columns), tiles to a warp (512), a warp to blocks (4096); few long rows (the chunked
-   and cluster paths) and exactly 2 x SMs rows (added at run time). */
+   64, 128 columns), tiles to a warp (512), a warp to blocks (4096); few long rows (clusters, and
+   flagged partials past the largest cluster), exactly 2 x SMs rows and 8 x SMs rows of 1000
+   columns (warp tiles or a block per row; added at run time). */
 static const shape2 row_shapes[] = {
     {1, 1},     {1, 2},     {1, 3},      {1, 31},     {1, 33},    {1, 1025},  {1, 65537},  {1, 100000},
     {2, 3},     {3, 5},     {7, 1},      {64, 3},     {33, 31},   {5, 1025},  {1000, 32},  {999, 33},
     {4097, 4},  {17, 1024}, {3, 4095},   {2, 100003}, {100003, 1}, {300007, 2}, {65536, 64}, {1000, 16},
     {1000, 17}, {999, 63},  {999, 64},   {999, 65},   {999, 127}, {999, 128}, {999, 129},  {300, 511},
     {300, 512}, {300, 513}, {300, 4095}, {300, 4096}, {300, 4097}, {8, 131075}, {1, 262147}, {3, 1 << 20},
+    /* 132 SMs: 17 chunks a row, one past the largest cluster (flagged partials), and 16 (a cluster) */
+    {16, 65537}, {16, 65536}, {32, 40000},
     /* short aligned rows past one lap of the resident blocks: the grid-stride loops run again */
     {200003, 32}, {300007, 16}, {1100003, 4}};
 
@@ -391,11 +397,13 @@ static size_t row_shapes_now(shape2 *out, size_t max)
     size_t n = 0;
     for (size_t k = 0; k < ARRAY_LEN(row_shapes) && n < max; k++)
         if (row_shape_ok(row_shapes[k])) out[n++] = row_shapes[k];
-    if (!quick && n + 4 <= max) {
+    if (!quick && n + 6 <= max) {
         size_t r = 2 * (size_t)sm_count;
         out[n++] = (shape2){r - 1, 8193};
         out[n++] = (shape2){r, 8193};
         out[n++] = (shape2){r + 1, 4097};
+        out[n++] = (shape2){4 * r - 1, 1000};
+        out[n++] = (shape2){4 * r, 1000};
     }
     if (full && n + 2 <= max) {
         out[n++] = (shape2){1024, 65536};
@@ -480,7 +488,7 @@ static void test_every_rowsum_variant_meets_the_rounding_bound(void)
 }
 
 /* Few long rows as a GPU without clusters sees them (REDUCE_NO_CLUSTERS=1): 06's dispatch
-   then cuts rows into segments and adds them in a second pass. */
+   then adds the chunks of every row with flagged partials (the last chunk to start adds them). */
 static void test_every_rowsum_variant_is_exact_without_clusters(void)
 {
     if (quick || nothing_to_test(OP_ROWSUM, 0)) return;
@@ -758,7 +766,7 @@ int main(void)
         {"every rowsum variant is exact per row (ints, a moving 1.0, offsets, thresholds)",
          test_every_rowsum_variant_is_exact_per_row_timed},
         {"every rowsum variant meets the rounding bound", test_every_rowsum_variant_meets_the_rounding_bound_timed},
-        {"every rowsum variant is exact without clusters (segments and a second pass)",
+        {"every rowsum variant is exact without clusters (flagged partials)",
          test_every_rowsum_variant_is_exact_without_clusters_timed},
         CU_TEST_INFO_NULL,
     };

@@ -233,15 +233,15 @@ static void test_targets_are_met_or_missed_by_how_much(void)
     row(run, sizeof run, "05_packed", "packed_sum", "sum", "f32", 1, n28, 3800, 88, "ok");
     row(run, sizeof run, "06_coop_groups", "grid_sync", "sum", "f32", 1, n28, 3960, 89, "ok");
     write_file("run.csv", run);
-    /* single_pass: 1.3x CUB at 2^13 (met), 1.2x at 2^21 (missed), nothing at 2^16 */
+    /* flag_sum: 1.3x CUB at 2^13 (met), 1.2x at 2^21 (missed), nothing at 2^16 */
     char sweep[2048] = HEADER;
     row(sweep, sizeof sweep, "baseline", "cub_device_reduce", "sum", "f32", 1, 1 << 13, 10, 50,
         "ok");
     row(sweep, sizeof sweep, "baseline", "cub_device_reduce", "sum", "f32", 1, 1 << 21, 100, 50,
         "ok");
-    row(sweep, sizeof sweep, "06_coop_groups", "single_pass", "sum", "f32", 1, 1 << 13, 13, 65,
+    row(sweep, sizeof sweep, "06_coop_groups", "flag_sum", "sum", "f32", 1, 1 << 13, 13, 65,
         "ok");
-    row(sweep, sizeof sweep, "06_coop_groups", "single_pass", "sum", "f32", 1, 1 << 21, 120, 60,
+    row(sweep, sizeof sweep, "06_coop_groups", "flag_sum", "sum", "f32", 1, 1 << 21, 120, 60,
         "ok");
     write_file("sweep.csv", sweep);
     res_set s;
@@ -263,7 +263,7 @@ static void test_targets_are_met_or_missed_by_how_much(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(p->measured, "89.0%"));
     CU_ASSERT_STRING_EQUAL(p->missed_by, "1.0 points");
 
-    const res_target *c = target_named(t, n, "full sum single_pass: x CUB, n = 2^13..2^21");
+    const res_target *c = target_named(t, n, "full sum flag_sum: x CUB, n = 2^13..2^21");
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     CU_ASSERT_FALSE(c->met); /* 1.20x at 2^21 < 1.25x */
     CU_ASSERT_PTR_NOT_NULL(strstr(c->measured, "lowest 1.20x at n = 2^21"));
