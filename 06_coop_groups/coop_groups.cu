@@ -510,8 +510,9 @@ static __device__ __forceinline__ void flagged_finish(const cg::thread_block &bl
 //        others publish as flagged 64-bit words: no fence, no second atomic. Row r's blocks are
 //        blockIdx.x = r * chunks + chunk, each a contiguous chunk of whole packs; a full sum is
 //        one row (flag_sum), a few long rows are the row dispatch's rows too long for a cluster.
-// Fixes: single_pass's fence and atomic after each block's work (the atomic now overlaps the
-//        loads), and cluster_sum's limit of one cluster a row: any number of blocks, any GPU.
+// Fixes: single_pass's fence and its last block's second read of the partials (each arrives
+//        with its flag), and cluster_sum's limit of one cluster a row: any number of blocks, any
+//        GPU. (Taking the ticket at the start measured no faster than at the end: exercise 5.)
 // Cost:  the partials still cross L2 to the last block, which polls; it is the only block that
 //        waits, and only for blocks already running, so it cannot wait forever.
 // Run:   build/06_coop_groups --variant flag_sum -n 2^20

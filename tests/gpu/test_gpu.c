@@ -209,13 +209,13 @@ static void typed_free(typed_input *t)
 
 /* Every threshold of the full sums: warp, block, pack and lap edges, 06's one-block limits
    (cluster_sum 16384 floats, single_pass and flag_sum 32768), and sizes past one and several laps
-   of a full GPU (flag_sum: one lap a block up to 4096 x the resident blocks, 4.3M floats on an
-   H100, then loops). */
+   of a full GPU (flag_sum: one lap a block up to 4096 x the resident blocks, 792 x 4096 =
+   3244032 floats on an H100 or H200, then loops: both sides are in the list). */
 static const size_t sum_sizes[] = {1,     2,     3,     4,     5,     7,     8,     9,     31,   32,   33,
                                    63,    64,    65,    127,   129,   255,   256,   257,   511,  512,  513,
                                    1023,  1024,  1025,  2047,  2049,  4095,  4096,  4097,  8193, 16383, 16384,
                                    16385, 16388, 32768, 32769, 65535, 65536, 65537, 1000003, (1 << 20) + 1,
-                                   (1 << 22) - 1, (1 << 23) + 1};
+                                   3244032, 3244033, (1 << 22) - 1, (1 << 23) + 1};
 static const size_t sum_sizes_full[] = {(1 << 24) + 3, (1 << 26) + 5};
 
 static int sum_size_ok(size_t n) { return !quick || n <= 65537; }
