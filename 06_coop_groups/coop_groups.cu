@@ -477,8 +477,7 @@ static __device__ __forceinline__ void flagged_finish(const cg::thread_block &bl
         if (warp.thread_rank() == 0) {
             last = ticket == chunks - 1;
             if (last)
-                d_tickets[row] =
-                    0; // every block of the row has its ticket: ready for the next launch
+                d_tickets[row] = 0; // every ticket is drawn: ready for the next launch
             else
                 slot_store(slots + chunk, SLOT_READY | __float_as_uint(v));
         }

@@ -33,6 +33,10 @@ static int sm_count = 1, smem_optin = 48 * 1024, quick, full;
 static const char *only_stages; /* GPU_TEST_STAGES, NULL: all */
 static void *d_in, *d_out, *d_ws;
 static size_t in_cap, out_cap, ws_cap;
+/* run_case's second launch (`again`) reads this input instead when set: other data, so that a
+   partial or flag left over from the first launch shows as a wrong sum */
+static const void *again_input;
+
 static unsigned failures_reported;
 static struct timespec test_started;
 
@@ -121,10 +125,20 @@ static int grow(void **p, size_t *cap, size_t bytes)
     return 0;
 }
 
+/* Variants that promise to leave their scratch as they found it, zero: their flags and ticket
+   counters are put back by the kernel itself, so a flag left up would be read as a partial of
+   the next launch. run_case checks every byte after the launches. */
+static int keeps_scratch_zero(const entry *e)
+{
+    return strcmp(e->stage->dir, "06_coop_groups") == 0 &&
+           (strcmp(e->v->name, "flag_sum") == 0 || strcmp(e->v->name, "dispatch") == 0);
+}
+
 /* One launch of v on h_in (already in the variant's input type): input at in_off elements past
    a 256-byte boundary, output at out_off. The output is poisoned with poison_byte and followed
    by a guard; h_out gets the outputs widened to float. `again` launches a second time without
-   re-zeroing the scratch (a counter must reset itself) and checks the second result. Returns
+   re-zeroing the scratch (a counter must reset itself), on again_input when set, and checks the
+   second result. Returns
    0, 1 when the variant was skipped (a feature this GPU lacks), or -1 with a failure recorded. */
 static int run_case(const entry *e, const void *h_in, size_t rows, size_t cols, size_t in_off, size_t out_off,
                     unsigned char poison_byte, int again, float *h_out, const char *what)
@@ -143,7 +157,8 @@ static int run_case(const entry *e, const void *h_in, size_t rows, size_t cols, 
     cudaError_t err = cudaMemcpy(in, h_in, elems * ein, cudaMemcpyHostToDevice);
     if (!err) err = cudaMemset(d_ws, 0, ws + 16);
     for (int rep = 0; rep < (again ? 2 : 1) && !err; rep++) {
-        err = cudaMemset(out, poison_byte, outs * eout);
+        if (rep == 1 && again_input) err = cudaMemcpy(in, again_input, elems * ein, cudaMemcpyHostToDevice);
+        if (!err) err = cudaMemset(out, poison_byte, outs * eout);
         if (!err) err = cudaMemset(out + outs * eout, GUARD_BYTE, GUARD_BYTES);
         if (!err) err = v->launch(in, out, rows, cols, d_ws, stream);
         if (!err) err = cudaStreamSynchronize(stream);
@@ -162,6 +177,19 @@ static int run_case(const entry *e, const void *h_in, size_t rows, size_t cols, 
         /* any other error may be a sticky fault that poisons every later case: stop here */
         fprintf(stderr, "fatal: %s/%s: %s\n", e->stage->dir, v->name, cudaGetErrorString(err));
         exit(1);
+    }
+    if (ws && keeps_scratch_zero(e)) {
+        unsigned char *w = malloc(ws);
+        size_t dirty = ws;
+        if (cudaMemcpy(w, d_ws, ws, cudaMemcpyDeviceToHost) == cudaSuccess)
+            for (size_t i = 0; i < ws && dirty == ws; i++)
+                if (w[i]) dirty = i;
+        free(w);
+        if (dirty < ws) {
+            FAIL_CASE("%s/%s %s rows=%zu cols=%zu: scratch not back to zero (byte %zu of %zu)", e->stage->dir,
+                      v->name, what, rows, cols, dirty, ws);
+            return -1;
+        }
     }
     unsigned char *h = malloc(outs * eout + GUARD_BYTES);
     cudaMemcpy(h, out, outs * eout + GUARD_BYTES, cudaMemcpyDeviceToHost);
@@ -342,9 +370,10 @@ static void test_every_sum_variant_is_right_twice_in_a_row_and_deterministic(voi
     for (size_t k = 0; k < ARRAY_LEN(sizes); k++) {
         size_t n = sizes[k];
         if (!sum_size_ok(n)) continue;
-        float *x = malloc(n * 4);
+        float *x = malloc(n * 4), *x2 = malloc(n * 4);
         fill_small_ints(x, n, 3 * n);
-        double want = ref_sum(x, n, NULL);
+        fill_small_ints(x2, n, 7 * n + 1);
+        double want = ref_sum(x, n, NULL), want2 = ref_sum(x2, n, NULL);
         float *r = malloc(n * 4);
         fill_uniform(r, n, -1.0f, 1.0f, n);
         for (size_t j = 0; j < ne; j++) {
@@ -354,6 +383,13 @@ static void test_every_sum_variant_is_right_twice_in_a_row_and_deterministic(voi
             if (run_case(&ents[j], x, 1, n, 0, 0, 0xFF, 1, &got, "twice") == 0 && got != (float)want)
                 FAIL_CASE("%s/%s n=%zu second launch: expected %.1f, got %.9g", ents[j].stage->dir, ents[j].v->name,
                           n, want, got);
+            /* the same on other data: nothing of the first launch may be read again */
+            again_input = x2;
+            int rc = run_case(&ents[j], x, 1, n, 0, 0, 0xFF, 1, &got, "twice, other data");
+            again_input = NULL;
+            if (rc == 0 && got != (float)want2)
+                FAIL_CASE("%s/%s n=%zu second launch on other data: expected %.1f, got %.9g (first data: %.1f)",
+                          ents[j].stage->dir, ents[j].v->name, n, want2, got, want);
             if (run_case(&ents[j], r, 1, n, 0, 0, 0xFF, 0, &a, "determinism") == 0 &&
                 run_case(&ents[j], r, 1, n, 0, 0, 0xFF, 1, &b, "determinism") == 0 && memcmp(&a, &b, 4) != 0)
                 FAIL_CASE("%s/%s n=%zu: two runs differ (%.9g vs %.9g): not deterministic", ents[j].stage->dir,
@@ -361,6 +397,7 @@ static void test_every_sum_variant_is_right_twice_in_a_row_and_deterministic(voi
             cases++;
         }
         free(x);
+        free(x2);
         free(r);
     }
     CU_ASSERT(cases > 0);
@@ -421,11 +458,12 @@ static void test_every_rowsum_variant_is_exact_per_row(void)
     for (size_t k = 0; k < ns; k++) {
         shape2 s = shapes[k];
         size_t elems = s.rows * s.cols;
-        float *x = malloc(elems * 4), *got = malloc(s.rows * 4);
+        float *x = malloc(elems * 4), *x0 = malloc(elems * 4), *got = malloc(s.rows * 4);
         double *want = malloc(s.rows * sizeof *want);
         for (int pat = 0; pat < 2; pat++) {
             if (pat == 0) {
                 fill_small_ints(x, elems, elems);
+                memcpy(x0, x, elems * 4);
             } else { /* one 1.0 per row at a column that moves with the row: a row read from the wrong place fails */
                 memset(x, 0, elems * 4);
                 for (size_t r = 0; r < s.rows; r++) x[r * s.cols + (r * 7 + 3) % s.cols] = 1.0f;
@@ -438,8 +476,14 @@ static void test_every_rowsum_variant_is_exact_per_row(void)
                 for (size_t j = 0; j < ne; j++) {
                     if (!ents[j].v->supports(s.rows, s.cols)) continue;
                     cases++;
-                    if (run_case(&ents[j], x, s.rows, s.cols, off, off, 0xFF, pat == 0 && off == 0, got, "rowsum"))
-                        continue;
+                    /* pattern 0 twice in a row; pattern 1 right after a launch on pattern 0, without
+                       re-zeroing the scratch: nothing of the first launch may be read again */
+                    const int after_other = pat == 1 && off == 0;
+                    again_input = after_other ? x : NULL;
+                    const int rc = run_case(&ents[j], after_other ? x0 : x, s.rows, s.cols, off, off, 0xFF, off == 0,
+                                            got, after_other ? "rowsum after other data" : "rowsum");
+                    again_input = NULL;
+                    if (rc) continue;
                     check_result res = check_exact(got, want, s.rows);
                     if (!res.ok)
                         FAIL_CASE("%s/%s %zux%zu pattern %d offset %zu: row %zu expected %.1f, got %.9g",
@@ -449,6 +493,7 @@ static void test_every_rowsum_variant_is_exact_per_row(void)
             }
         }
         free(x);
+        free(x0);
         free(got);
         free(want);
     }
