@@ -252,33 +252,58 @@ static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
     }
 }
 
-// The same when every row is whole packs, at most one per lane (d_in 16-byte aligned, cols a
-// multiple of 4 and <= 4G): one predicated 16-byte load per row and lane, 8 rows at once, and
-// no head, tail or loop, whose bookkeeping costs more instructions than a 32-column row itself.
-template <int G>
+// The same when every row is whole packs, at most P per lane (d_in 16-byte aligned, cols a
+// multiple of 4 and <= 4PG): P predicated 16-byte loads per row and lane, 8 / P rows at once (8
+// loads a lane in flight), and no head, tail or loop, whose bookkeeping costs more instructions
+// than a 32-column row itself. P = 2 and 4 (G = 32) take aligned rows of 129 to 512 columns,
+// which the general kernel walks 128 columns a lap, one pack of each of 4 rows at a time.
+template <int G, int P = 1>
 static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
     rowsum_tiles_aligned(const float *__restrict__ d_in, float *__restrict__ d_out, size_t rows,
                          size_t cols)
 {
     const cg::thread_block block = cg::this_thread_block();
     const cg::thread_block_tile<G> tile = cg::tiled_partition<G>(block);
+    constexpr int R = ALIGNED_ROWS / P; // rows at once: R x P packs a lane in flight
     constexpr size_t TILES = BLOCK_SIZE / G;
-    constexpr size_t STEP = TILES * ALIGNED_ROWS;
+    constexpr size_t STEP = TILES * R;
     const unsigned rank = tile.thread_rank();
     const size_t packs = cols / PACK;
     const pack_t *in = reinterpret_cast<const pack_t *>(d_in);
     for (size_t base = blockIdx.x * STEP; base < rows; base += gridDim.x * STEP) {
-        pack_t v[ALIGNED_ROWS];
+        if constexpr (P == 1) { // one pack a lane: 8 rows, every load before any use
+            pack_t v[R];
 #pragma unroll
-        for (int k = 0; k < ALIGNED_ROWS; ++k) {
-            const size_t row = base + k * TILES + tile.meta_group_rank();
-            v[k] = row < rows && rank < packs ? in[row * packs + rank] : pack_t{};
-        }
+            for (int k = 0; k < R; ++k) {
+                const size_t row = base + k * TILES + tile.meta_group_rank();
+                v[k] = row < rows && rank < packs ? in[row * packs + rank] : pack_t{};
+            }
 #pragma unroll
-        for (int k = 0; k < ALIGNED_ROWS; ++k) {
-            const float total = cg::reduce(tile, pack_sum(v[k]), cg::plus<float>());
-            const size_t row = base + k * TILES + tile.meta_group_rank();
-            if (rank == 0 && row < rows) d_out[row] = total;
+            for (int k = 0; k < R; ++k) {
+                const float total = cg::reduce(tile, pack_sum(v[k]), cg::plus<float>());
+                const size_t row = base + k * TILES + tile.meta_group_rank();
+                if (rank == 0 && row < rows) d_out[row] = total;
+            }
+        } else { // P packs a lane, 8 / P rows
+            pack_t v[R][P];
+#pragma unroll
+            for (int k = 0; k < R; ++k) {
+                const size_t row = base + k * TILES + tile.meta_group_rank();
+#pragma unroll
+                for (int j = 0; j < P; ++j) {
+                    const size_t q = rank + (size_t)j * G;
+                    v[k][j] = row < rows && q < packs ? in[row * packs + q] : pack_t{};
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < R; ++k) {
+                float acc = 0.0f;
+#pragma unroll
+                for (int j = 0; j < P; ++j) acc += pack_sum(v[k][j]);
+                const float total = cg::reduce(tile, acc, cg::plus<float>());
+                const size_t row = base + k * TILES + tile.meta_group_rank();
+                if (rank == 0 && row < rows) d_out[row] = total;
+            }
         }
     }
 }
@@ -971,16 +996,16 @@ static cudaError_t launch_tiles(const float *d_in, float *d_out, size_t rows, si
     return cudaGetLastError();
 }
 
-template <int G>
+template <int G, int P = 1>
 static cudaError_t launch_tiles_aligned(const float *d_in, float *d_out, size_t rows, size_t cols,
                                         cudaStream_t s)
 {
     static fill_cache fill;
-    const size_t step = (size_t)(BLOCK_SIZE / G) * ALIGNED_ROWS;
+    const size_t step = (size_t)(BLOCK_SIZE / G) * (ALIGNED_ROWS / P);
     const size_t grid =
         min_size(ceil_div(rows, step),
-                 resident_blocks(&fill, (const void *)rowsum_tiles_aligned<G>, BLOCK_SIZE));
-    rowsum_tiles_aligned<G><<<(unsigned)grid, BLOCK_SIZE, 0, s>>>(d_in, d_out, rows, cols);
+                 resident_blocks(&fill, (const void *)rowsum_tiles_aligned<G, P>, BLOCK_SIZE));
+    rowsum_tiles_aligned<G, P><<<(unsigned)grid, BLOCK_SIZE, 0, s>>>(d_in, d_out, rows, cols);
     return cudaGetLastError();
 }
 
@@ -1000,9 +1025,16 @@ static cudaError_t launch_tile_rows(const float *d_in, float *d_out, size_t rows
         return aligned ? launch_tiles_aligned<16>(d_in, d_out, rows, cols, s)
                        : launch_tiles<16, ROWS_AT_ONCE>(d_in, d_out, rows, cols, s);
     default:
-        return aligned ? launch_tiles_aligned<32>(d_in, d_out, rows, cols, s)
-                       : launch_tiles<32, ROWS_AT_ONCE>(d_in, d_out, rows, cols, s);
+        break;
     }
+    if (aligned) return launch_tiles_aligned<32>(d_in, d_out, rows, cols, s);
+    // aligned rows of 129..512 columns: 2 or 4 packs a lane, 4 or 2 rows at once
+    const bool aligned_wide = (uintptr_t)d_in % PACK_BYTES == 0 && cols % PACK == 0 &&
+                              cols <= (size_t)4 * WARP_SIZE * PACK;
+    if (aligned_wide && cols <= (size_t)2 * WARP_SIZE * PACK)
+        return launch_tiles_aligned<32, 2>(d_in, d_out, rows, cols, s);
+    if (aligned_wide) return launch_tiles_aligned<32, 4>(d_in, d_out, rows, cols, s);
+    return launch_tiles<32, ROWS_AT_ONCE>(d_in, d_out, rows, cols, s);
 }
 
 static cudaError_t launch_tile_per_row(const void *d_in, void *d_out, size_t rows, size_t cols,

@@ -11,7 +11,7 @@
 # hazards), synccheck (barrier and __syncwarp misuse), initcheck (reads of uninitialised global
 # memory); each with --error-exitcode 1, so a warning fails too. Each runs the stage programs
 # with --check-only (every variant and dtype, an exact pattern and random data) at sizes
-# chosen per op: sums -n 1,33,1025,65537,1000003; row sums --rows 7 --cols 1,33,1025,5000 and
+# chosen per op: sums -n 1,33,1025,65537,1000003; row sums --rows 7 --cols 1,33,260,1025,5000 and
 # --rows 3 --cols 200003 (few long rows); softmax --rows 37 --cols 1,33,1025,5000,40000,
 # --rows 1 --cols 262147 and --rows 8 --cols 131075 (the split paths), and the dispatch variant at
 # --rows 300 --cols 16389,50257,60001 (the stream path: one buffer, two, a cluster). racecheck costs about
@@ -44,7 +44,7 @@ runs_for() { # TOOL PROGRAM
         else echo "--op sum -n 1,33,1025,65537,1000003"; fi
     fi
     if has rowsum; then
-        echo "--op rowsum --rows 7 --cols 1,33,1025,5000"
+        echo "--op rowsum --rows 7 --cols 1,33,260,1025,5000"
         echo "--op rowsum --rows 3 --cols 200003"
     fi
     for op in softmax logsoftmax; do

@@ -422,6 +422,8 @@ static const shape2 row_shapes[] = {
     {300, 512}, {300, 513}, {300, 4095}, {300, 4096}, {300, 4097}, {8, 131075}, {1, 262147}, {3, 1 << 20},
     /* 132 SMs: 17 chunks a row, one past the largest cluster (flagged partials), and 16 (a cluster) */
     {16, 65537}, {16, 65536}, {32, 40000},
+    /* aligned rows of 2 and 4 packs a lane (129..256, 257..512 columns) */
+    {777, 132}, {1000, 256}, {333, 260}, {65, 508},
     /* short aligned rows past one lap of the resident blocks: the grid-stride loops run again */
     {200003, 32}, {300007, 16}, {1100003, 4}};
 
