@@ -189,10 +189,33 @@ static __device__ __forceinline__ max_sum block_combine(max_sum v)
 // Warp path: cols <= 1024, a group of G lanes per row, RPA rows per group, CPT values per lane
 // ------------------------------------------------------------------------------------------------
 
+// Element i of a pack in float; -inf for a pack past the end of the row.
+template <typename T, int P>
+static __device__ __forceinline__ float value_at(const pack_t<T, P> &p, int i, bool valid)
+{
+    return valid ? to_float(p.elem[i]) : -INFINITY;
+}
+
+// Groups of 2 to 16 lanes (several rows a warp) keep only their RPA packs between the passes and
+// convert them again in each pass, where the floats of 4 rows of 16-bit packs took 74 to 103
+// registers a thread: 64, so 8 blocks of 128 threads share an SM's 64K registers, not 5 or 6.
+// Converting again cost the other groups up to 10% of the copy (a lane per row of up to 8 16-bit
+// values, a warp per row of 256), so they keep their values in float.
+template <int G>
+static __host__ __device__ constexpr bool warp_keeps_floats()
+{
+    return G == 1 || G == WARP_SIZE;
+}
+template <int G>
+static __host__ __device__ constexpr int warp_min_blocks()
+{
+    return warp_keeps_floats<G>() ? 1 : 8;
+}
+
 // Packs of P elements; lane l of a group holds packs l, l + G, ... of its row (neighbouring
 // lanes read neighbouring packs). Padding holds -inf: no effect on the max, exp gives 0.
 template <typename T, bool LOG, int P, int G, int CPT, int RPA>
-static __global__ void __launch_bounds__(WARP_PATH_BLOCK, 1)
+static __global__ void __launch_bounds__(WARP_PATH_BLOCK, warp_min_blocks<G>())
     softmax_warp(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, int cols)
 {
     static_assert(CPT % P == 0 && WARP_SIZE % G == 0 && CPT * G <= 2 * WARP_MAX_COLS, "bucket");
@@ -218,7 +241,8 @@ static __global__ void __launch_bounds__(WARP_PATH_BLOCK, 1)
                     raw[r][k].word = *reinterpret_cast<const word_t *>(d_in + row * cols + col);
             }
         }
-        float v[RPA][CPT], m[RPA], s[RPA];
+        constexpr bool KEEP = warp_keeps_floats<G>();
+        float v[RPA][KEEP ? CPT : 1], m[RPA], s[RPA];
 #pragma unroll
         for (int r = 0; r < RPA; ++r) {
             const size_t row = base + (size_t)group * RPA + r;
@@ -228,17 +252,31 @@ static __global__ void __launch_bounds__(WARP_PATH_BLOCK, 1)
                 const bool valid = row < rows && (k * G + lane) * P < cols;
 #pragma unroll
                 for (int i = 0; i < P; ++i) {
-                    v[r][k * P + i] = valid ? to_float(raw[r][k].elem[i]) : -INFINITY;
-                    m[r] = fmaxf(m[r], v[r][k * P + i]);
+                    if constexpr (KEEP) {
+                        v[r][k * P + i] = valid ? to_float(raw[r][k].elem[i]) : -INFINITY;
+                        m[r] = fmaxf(m[r], v[r][k * P + i]);
+                    } else {
+                        m[r] = fmaxf(m[r], value_at<T, P>(raw[r][k], i, valid));
+                    }
                 }
             }
             m[r] = group_max<G>(m[r]);
             s[r] = 0.0f;
+            if constexpr (KEEP) {
 #pragma unroll
-            for (int i = 0; i < CPT; ++i) {
-                const float e = exp_of(v[r][i] - m[r]);
-                s[r] += e;
-                if (!LOG) v[r][i] = e;
+                for (int i = 0; i < CPT; ++i) {
+                    const float e = exp_of(v[r][i] - m[r]);
+                    s[r] += e;
+                    if (!LOG) v[r][i] = e;
+                }
+            } else {
+#pragma unroll
+                for (int k = 0; k < PACKS; ++k) {
+                    const bool valid = row < rows && (k * G + lane) * P < cols;
+#pragma unroll
+                    for (int i = 0; i < P; ++i)
+                        s[r] += exp_of(value_at<T, P>(raw[r][k], i, valid) - m[r]);
+                }
             }
             s[r] = group_sum<G>(s[r]);
         }
@@ -254,9 +292,15 @@ static __global__ void __launch_bounds__(WARP_PATH_BLOCK, 1)
                 if (row < rows && col < cols) {
                     pack_t<T, P> out;
 #pragma unroll
-                    for (int i = 0; i < P; ++i)
-                        out.elem[i] = from_float<T>(LOG ? (v[r][k * P + i] - m[r]) - scale
-                                                        : v[r][k * P + i] * scale);
+                    for (int i = 0; i < P; ++i) {
+                        if constexpr (KEEP) {
+                            out.elem[i] = from_float<T>(LOG ? (v[r][k * P + i] - m[r]) - scale
+                                                            : v[r][k * P + i] * scale);
+                        } else {
+                            const float d = to_float(raw[r][k].elem[i]) - m[r];
+                            out.elem[i] = from_float<T>(LOG ? d - scale : exp_of(d) * scale);
+                        }
+                    }
                     *reinterpret_cast<word_t *>(d_out + row * cols + col) = out.word;
                 }
             }
