@@ -531,6 +531,97 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
     write_chunk<T, LOG, P>(d_out + c.row * cols, cols, c, v, mine.m, row);
 }
 
+// Flag path: the split path's chunks in one launch instead of two, each chunk read once. A
+// CTA's (max, sum) travels as one 64-bit word: the max's bits low, the negated sum's high (a sum
+// is never negative, so -s has its sign bit set and a published word is never 0).
+static __device__ __forceinline__ unsigned long long state_load(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ void state_store(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+static __device__ __forceinline__ unsigned long long now_ns()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+static __device__ __forceinline__ unsigned long long state_word(max_sum r)
+{
+    return ((unsigned long long)__float_as_uint(-r.s) << 32) | __float_as_uint(r.m);
+}
+
+// Each CTA stores its state, then takes a ticket of its row (the fence orders the two, as in
+// 06's single_pass). The last of the row merges the states in index order, as the split path's
+// second kernel does, and publishes the row's state as one word, which every CTA of the row polls:
+// one word a row to poll, not all of the row's states (polling those, every CTA of one row of
+// 262144 reached 22-27% of the copy; plots/reference/dispatch/flag_exchange/). Every CTA waits
+// for the others of its row, so all must be resident at once: a cooperative launch guarantees
+// that or refuses. The last CTA to have read the row's word puts it and both counters back to 0.
+// Workspace: the states (rows x chunks words), then the row words, then two counters a row.
+template <typename T, bool LOG, int P>
+static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
+    softmax_flags(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, size_t cols,
+                  int chunks, size_t chunk_slots, unsigned long long *d_words)
+{
+    const size_t r = blockIdx.x / chunks;
+    const int k = blockIdx.x % chunks;
+    const chunk_t c = chunk_of<T, P>(d_in, cols, r, k, chunk_slots);
+    float v[slots_per_thread<P>()][P];
+    load_chunk<T, P>(d_in + c.row * cols, cols, c, v);
+    const max_sum mine = thread_state<P, !LOG>(v);
+    const max_sum cta = block_combine(mine);
+    unsigned long long *states = d_words + r * chunks;
+    unsigned long long *row_word = d_words + rows * (size_t)chunks + r;
+    unsigned *counters = reinterpret_cast<unsigned *>(d_words + rows * (size_t)chunks + rows);
+    unsigned *ticket = counters + 2 * r, *readers = counters + 2 * r + 1;
+    __shared__ max_sum total;
+    if (threadIdx.x < WARP_SIZE) {
+        const unsigned lane = threadIdx.x;
+        unsigned t = 0;
+        if (lane == 0) {
+            state_store(states + k, state_word(cta));
+            __threadfence(); // the state before the ticket
+            t = atomicAdd(ticket, 1u);
+        }
+        t = __shfl_sync(FULL_MASK, t, 0);
+        if (t == (unsigned)chunks - 1) { // the last of the row: every state is stored
+            __threadfence();
+            max_sum row = {-INFINITY, 0.0f};
+            for (int j = lane; j < chunks; j += WARP_SIZE) {
+                const unsigned long long w = state_load(states + j);
+                row = merge(row,
+                            {__uint_as_float((unsigned)w), -__uint_as_float((unsigned)(w >> 32))});
+            }
+            row = group_combine<WARP_SIZE>(row);
+            if (lane == 0) {
+                *ticket = 0;
+                state_store(row_word, state_word(row));
+            }
+        }
+        if (lane == 0) {
+            unsigned long long w;
+            const unsigned long long t0 = now_ns();
+            while (!((w = state_load(row_word)) >> 32)) {
+                __nanosleep(64);
+                // a second: the workspace was not zero at the first launch; fail, do not hang
+                if (now_ns() - t0 > 1000000000ull) __trap();
+            }
+            total = {__uint_as_float((unsigned)w), -__uint_as_float((unsigned)(w >> 32))};
+            if (atomicAdd(readers, 1u) == (unsigned)chunks - 1) { // every CTA has it
+                state_store(row_word, 0ull);
+                *readers = 0;
+            }
+        }
+    }
+    __syncthreads();
+    write_chunk<T, LOG, P>(d_out + c.row * cols, cols, c, v, mine.m, total);
+}
+
 // ------------------------------------------------------------------------------------------------
 // Stream path (sm_90): the chunk in shared memory, brought by the TMA (Tensor Memory Accelerator)
 // ------------------------------------------------------------------------------------------------
@@ -751,6 +842,7 @@ struct gpu_t {
     int smem_optin = 0;    // cudaDevAttrMaxSharedMemoryPerBlockOptin: one CTA's most
     int smem_sm = 0;       // cudaDevAttrMaxSharedMemoryPerMultiprocessor: all CTAs of an SM
     int smem_reserved = 0; // cudaDevAttrReservedSharedMemoryPerBlock: the system's share a CTA
+    int coop = 0;          // cudaDevAttrCooperativeLaunch
 };
 
 // Attributes of the current device, asked once per device: launchers run in timing loops.
@@ -778,6 +870,10 @@ static cudaError_t current_gpu(gpu_t *g)
             (err = cudaDeviceGetAttribute(&n.smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock,
                                           dev)) != cudaSuccess)
             return err;
+        if (cudaDeviceGetAttribute(&n.coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess) {
+            (void)cudaGetLastError();
+            n.coop = 0;
+        }
         if (cudaDeviceGetAttribute(&n.clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess) {
             (void)cudaGetLastError(); // a runtime that does not know the attribute: no clusters
             n.clusters = 0;
@@ -1218,8 +1314,19 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
             return stream_launch<T, LOG>(d_in, d_out, rows, cols, sp, s);
         }
     }
+    // The split plan in one cooperative launch when every CTA of it can be resident at once
+    // (REDUCE_FLAGS=0: the two kernels, for measurements).
+    bool flags = false;
+    if (p.path == PATH_SPLIT && d_ws != nullptr && g.coop && env_knob("REDUCE_FLAGS", 1, 0, 1)) {
+        int per_sm = 0;
+        flags = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, softmax_flags<T, LOG, P>,
+                                                              p.threads, 0) == cudaSuccess &&
+                rows * (size_t)p.chunks <= (size_t)per_sm * g.sms;
+        (void)cudaGetLastError();
+    }
     say_plan("07_softmax/dispatch", rows, cols,
              p.path == PATH_CTA ? (p.chunks > 1 ? "cluster" : "block per row")
+             : flags            ? "split, one launch (flags)"
                                 : "split (two kernels)",
              p.chunks, p.threads, sizeof(T), P);
     if (rows * (size_t)p.chunks > MAX_GRID_X)
@@ -1246,6 +1353,18 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
         return err != cudaSuccess ? err : cudaGetLastError();
     }
     if (d_ws == nullptr) return cudaErrorInvalidValue;
+    if (flags) {
+        unsigned long long *words = static_cast<unsigned long long *>(d_ws);
+        size_t n_rows = rows, n_cols = cols, n_slots = p.chunk_slots;
+        int n_chunks = p.chunks;
+        void *args[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols,
+                        &n_chunks,     &n_slots,       &words};
+        cudaError_t e = cudaLaunchCooperativeKernel((const void *)softmax_flags<T, LOG, P>,
+                                                    dim3((unsigned)(rows * p.chunks)),
+                                                    dim3(p.threads), args, 0, s);
+        if (e == cudaSuccess) return cudaGetLastError();
+        (void)cudaGetLastError(); // refused after all: the two kernels below
+    }
     max_sum *state = static_cast<max_sum *>(d_ws);
     softmax_split_state<T, P><<<(unsigned)(rows * p.chunks), p.threads, 0, s>>>(
         d_in, cols, p.chunks, p.chunk_slots, state);
@@ -1294,7 +1413,7 @@ static size_t split_workspace(size_t rows, size_t cols)
     g.clusters = 0;
     const plan_t p =
         plan_rows(g, 1, rows, cols, P, slots_per_thread<P>(), cta_max_threads<P>(), false);
-    return p.path == PATH_SPLIT ? rows * (size_t)p.chunks * sizeof(max_sum) : 0;
+    return p.path == PATH_SPLIT ? rows * (size_t)p.chunks * sizeof(max_sum) + rows * 16 : 0;
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -604,7 +604,7 @@ static size_t softmax_shape(size_t rows, size_t cols, int patterns, size_t in_of
     size_t ne = collect(OP_SOFTMAX, 1, ents, 512), cases = 0, n = rows * cols;
     float *x = malloc(n * 4), *got = malloc(n * 4);
     double *ref = malloc(n * sizeof *ref), *ref_log = malloc(n * sizeof *ref_log);
-    for (int pat = 0; pat < N_PATTERNS; pat++) {
+    for (int pat = 0, first = 1; pat < N_PATTERNS; pat++) {
         if (!(patterns & (1 << pat))) continue;
         softmax_pattern(x, rows, cols, pat, 31 * n + pat);
         ref_softmax_rows(x, rows, cols, 0, ref);
@@ -617,7 +617,10 @@ static size_t softmax_shape(size_t rows, size_t cols, int patterns, size_t in_of
             /* NaN rows are right answers: poison with a finite value there */
             unsigned char poison = pat == PAT_ALL_NEG_INF ? 0x40 : 0xFF;
             cases++;
-            if (run_case(&ents[j], typed_for(&t, v->in_type), rows, cols, in_off, out_off, poison, 0, got,
+            /* rows past the warp path may take a path with counters in the scratch (the split
+               path's flags): their first pattern launches twice, the scratch not zeroed between */
+            const int again = cols > 1024 && first;
+            if (run_case(&ents[j], typed_for(&t, v->in_type), rows, cols, in_off, out_off, poison, again, got,
                          pattern_name[pat]))
                 continue;
             check_result res = check_softmax_against(got, is_log ? ref_log : ref, rows, cols, is_log, v->out_type);
@@ -630,6 +633,7 @@ static size_t softmax_shape(size_t rows, size_t cols, int patterns, size_t in_of
             }
         }
         typed_free(&t);
+        first = 0;
     }
     free(x);
     free(got);
