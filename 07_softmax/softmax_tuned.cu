@@ -903,13 +903,13 @@ static int cta_threads(size_t slots, int per_thread)
 
 // Chunks per row for rows of `slots` slots when a CTA may hold `cap` threads x per_thread slots:
 // the fewest that fit the row, then doubled while rows x K CTAs would leave SMs idle (fewer than
-// two per SM), up to max_chunks, as long as each CTA keeps at least a warp.
+// two per SM), up to max_chunks, as long as each CTA keeps at least min_warps warps.
 static size_t chunks_for(size_t sms, size_t rows, size_t slots, int cap, int per_thread,
-                         size_t max_chunks)
+                         size_t max_chunks, int min_warps = 1)
 {
     size_t k = ceil_div(slots, (size_t)cap * per_thread);
     while (rows * k < 2 * sms && 2 * k <= max_chunks &&
-           ceil_div(slots, 2 * k) >= (size_t)WARP_SIZE * per_thread)
+           ceil_div(slots, 2 * k) >= (size_t)min_warps * WARP_SIZE * per_thread)
         k *= 2;
     return k;
 }
@@ -942,9 +942,13 @@ static plan_t plan_rows(const gpu_t &g, int max_cluster, size_t rows, size_t col
         return make_plan(PATH_CTA, chunks_for(g.sms, rows, slots, caps[c], per_thread, limit),
                          slots, per_thread);
     }
-    return make_plan(PATH_SPLIT,
-                     chunks_for(g.sms, rows, slots, CTA_SHARED_SM_THREADS, per_thread, (size_t)-1),
-                     slots, per_thread);
+    // Split chunks keep two warps at least: every chunk's state crosses L2 to one CTA of its
+    // row and back (the flags), and at 1 x 262144 128 CTAs of 64 threads beat 256 of 32 by 1 to
+    // 7 points of the copy in every dtype (plots/reference/dispatch/flag_exchange/ticket/).
+    return make_plan(
+        PATH_SPLIT,
+        chunks_for(g.sms, rows, slots, CTA_SHARED_SM_THREADS, per_thread, (size_t)-1, 2), slots,
+        per_thread);
 }
 
 // Clusters of `size` CTAs (threads and dynamic shared memory each) of `kernel` that the GPU holds
