@@ -197,10 +197,10 @@ static __device__ __forceinline__ float value_at(const pack_t<T, P> &p, int i, b
 }
 
 // Groups of 2 to 16 lanes (several rows a warp) keep only their RPA packs between the passes and
-// convert them again in each pass, where the floats of 4 rows of 16-bit packs took 74 to 103
-// registers a thread: 64, so 8 blocks of 128 threads share an SM's 64K registers, not 5 or 6.
-// Converting again cost the other groups up to 10% of the copy (a lane per row of up to 8 16-bit
-// values, a warp per row of 256), so they keep their values in float.
+// convert them again in each pass, where the floats of 4 rows of 16-bit packs took 74 to 96
+// registers a thread (nvcc 13.0): 64, so 8 blocks of 128 threads share an SM's 64K registers,
+// not 5 or 6. Converting again cost the other groups up to 10 points of the copy (a lane per row
+// of up to 8 16-bit values; a warp per row, 2 points at 256), so they keep their values in float.
 template <int G>
 static __host__ __device__ constexpr bool warp_keeps_floats()
 {
@@ -561,7 +561,8 @@ static __device__ __forceinline__ unsigned long long state_word(max_sum r)
 // one word a row to poll, not all of the row's states (polling those, every CTA of one row of
 // 262144 reached 22-27% of the copy; plots/reference/dispatch/flag_exchange/). Every CTA waits
 // for the others of its row, so all must be resident at once: a cooperative launch guarantees
-// that or refuses. The last CTA to have read the row's word puts it and both counters back to 0.
+// that or refuses. The merging CTA puts the ticket back to 0; the last CTA to have read the row's
+// word puts the word and the reader count back to 0.
 // Workspace: the states (rows x chunks words), then the row words, then two counters a row.
 template <typename T, bool LOG, int P>
 static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
