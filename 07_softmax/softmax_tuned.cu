@@ -588,10 +588,11 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
             state_store(states + k, state_word(cta));
             __threadfence(); // the state before the ticket
             t = atomicAdd(ticket, 1u);
+            if (t == (unsigned)chunks - 1) __threadfence(); // and the last sees every state
         }
         t = __shfl_sync(FULL_MASK, t, 0);
+        __syncwarp(); // orders lane 0's fence before the other lanes' loads (a shuffle does not)
         if (t == (unsigned)chunks - 1) { // the last of the row: every state is stored
-            __threadfence();
             max_sum row = {-INFINITY, 0.0f};
             for (int j = lane; j < chunks; j += WARP_SIZE) {
                 const unsigned long long w = state_load(states + j);
