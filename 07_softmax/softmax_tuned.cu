@@ -18,8 +18,8 @@
 //   stream path    sm_90, rows that need CTAs of more than 256 threads and enough of them to
 //                  give every SM a CTA: each CTA's chunk in shared memory, brought by bulk
 //                  copies (cp.async.bulk) while no thread holds a value, so several CTAs share
-//                  an SM; CTAs stay resident and loop over rows, with two buffers where that
-//                  keeps as many rows in flight; K > 1 CTAs a row form a cluster as above
+//                  an SM; a CTA a row, launched once per row; K > 1 CTAs a row form a cluster
+//                  as above, and the resident clusters loop over the rows
 //
 // Run: build/07_softmax --variant dispatch --rows R --cols C [--op logsoftmax] [--dtype f16|bf16]
 #include <cuda_runtime.h>
@@ -633,8 +633,10 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 // share of DRAM idles between. Here the chunk lives in shared memory instead. One lane asks
 // the Tensor Memory Accelerator for it (cp.async.bulk: whole 16-byte slots, completion counted
 // in bytes on an mbarrier), so no thread holds a value, registers stay few, and several CTAs
-// share an SM, each at its own phase. The CTAs stay resident and loop over rows; with two
-// buffers a CTA asks for its next row before it reduces this one.
+// share an SM, each at its own phase. A single CTA a row is launched once per row; clusters
+// stay resident and loop over rows. A looping CTA may have two buffers, and then asks for its
+// next row before it reduces this one (REDUCE_STREAM_LOOP=1 and REDUCE_STREAM_NBUF=2, for
+// measurements: a CTA a row beat it).
 
 // mbarrier and bulk-copy instructions (PTX ISA 8.0, sm_90).
 static __device__ __forceinline__ unsigned smem_address(const void *p)
@@ -1122,7 +1124,8 @@ struct stream_plan_t {
     int nbuf;             // buffers a CTA: 2 asks for the next row before reducing this one
     unsigned chunk_slots; // 16-byte slots a CTA holds of each row
     size_t smem;          // dynamic shared memory a CTA
-    size_t groups;        // CTA groups launched (each loops over rows)
+    size_t groups;        // CTA groups launched (a group a row, or the resident ones looping)
+    bool loop;            // the resident groups loop over the rows
 };
 
 // A knob for measurements: an integer from the environment, or dflt. A value that is not an
@@ -1237,8 +1240,17 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     sp->smem = (size_t)sp->chunk_slots * PACK_BYTES;
     size_t resident = stream_resident(g, kernel, sp->chunks, sp->threads, sp->smem);
     const int want_nbuf = env_knob("REDUCE_STREAM_NBUF", 0, 1, 2);
+    // A single CTA a row is launched once per row: as one leaves its SM the block scheduler
+    // starts the next, so an SM's CTAs run at different phases by themselves. That beat the
+    // resident CTAs looping over the rows by 4 to 8 points of the copy at every single-CTA shape
+    // measured, two buffers or one (4096 x 16384, 2048 x 32768, 4096 x 50257; 1024 x 65536 in
+    // 16-bit). Clusters loop: relaunching a cluster per row lost 2 to 5 points (1024 x 65536 and
+    // 256 x 151936 in float; plots/reference/dispatch/stream_tuning/grid/).
+    // REDUCE_STREAM_LOOP=0 or 1 overrides; two buffers (REDUCE_STREAM_NBUF=2) need the loop.
+    const int want_loop = env_knob("REDUCE_STREAM_LOOP", -1, 0, 1);
+    sp->loop = want_loop >= 0 ? want_loop == 1 : (sp->chunks > 1 || want_nbuf == 2);
     // (a cluster keeps one buffer: two would leave its CTAs alone on their SMs again)
-    if (2 * sp->smem <= limit && want_nbuf != 1 &&
+    if (sp->loop && 2 * sp->smem <= limit && want_nbuf != 1 &&
         (want_nbuf == 2 || (sp->chunks == 1 && rows > resident))) {
         const size_t r2 = stream_resident(g, kernel, sp->chunks, sp->threads, 2 * sp->smem);
         if (r2 > 0 && (want_nbuf == 2 || 2 * r2 >= resident)) {
@@ -1248,7 +1260,8 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
         }
     }
     if (resident == 0) return false;
-    sp->groups = rows < resident ? rows : resident;
+    const size_t most = sp->loop ? resident : MAX_GRID_X / (size_t)sp->chunks;
+    sp->groups = rows < most ? rows : most; // past MAX_GRID_X even a group a row loops
     return sp->groups * (size_t)sp->chunks <= MAX_GRID_X;
 }
 
@@ -1315,7 +1328,9 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
         if (stream_wanted(g, p) && plan_stream(g, (const void *)softmax_stream<T, LOG>, rows, cols,
                                                P, stream_knob() == 1, &sp)) {
             say_plan("07_softmax/dispatch", rows, cols,
-                     sp.nbuf == 2 ? "stream (shared memory, 2 buffers)" : "stream (shared memory)",
+                     sp.nbuf == 2 ? "stream (shared memory, looping, 2 buffers)"
+                     : sp.loop    ? "stream (shared memory, looping)"
+                                  : "stream (shared memory)",
                      sp.chunks, sp.threads, sizeof(T), P);
             return stream_launch<T, LOG>(d_in, d_out, rows, cols, sp, s);
         }

@@ -700,9 +700,11 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
        once; two CTAs hold it), one pack below with aligned rows, and at and one past it with
        rows starting P - 1 elements past a boundary (the most slots a row of those cols takes),
        with the fewest rows the path takes (rows x CTAs a row >= SMs); the largest under
-       GPU_TEST_FULL. Then more rows than the resident CTAs (each loops over rows, refilling its
-       buffers piece by piece), that rows threshold from both sides, and the stream kernel's plan
-       of few rows, which only REDUCE_STREAM=1 (measurements) takes. */
+       GPU_TEST_FULL. Then more rows than the GPU holds CTAs at once (a CTA a row; clusters
+       loop over rows), that rows threshold from both sides, the resident CTAs looping with one
+       buffer (float) and two (16-bit), which only REDUCE_STREAM_LOOP=1 (measurements) takes
+       for a single CTA a row, and the stream kernel's plan of few rows, which only
+       REDUCE_STREAM=1 takes. */
     for (size_t eb = 2; eb <= 4; eb += 2) {
         size_t se[3], pk = 16 / eb;
         const size_t ns = dispatch_smem_edges(eb, se, 3);
@@ -716,6 +718,10 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
     cases += softmax_shape(2 * (size_t)sm_count + 5, 40000, RANDOM_AND_TWO_HOT, 1, 1); /* CTAs loop */
     cases += softmax_shape((size_t)sm_count - 1, 20000, RANDOM_ONLY, 1, 1);
     cases += softmax_shape((size_t)sm_count, 20001, RANDOM_ONLY, 3, 3);
+    setenv("REDUCE_STREAM_LOOP", "1", 1);
+    cases += softmax_shape(2 * (size_t)sm_count + 5, 40000, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += softmax_shape(4 * (size_t)sm_count + 1, 16387, RANDOM_ONLY, 0, 0);
+    unsetenv("REDUCE_STREAM_LOOP");
     setenv("REDUCE_STREAM", "1", 1);
     cases += softmax_shape(8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
     cases += softmax_shape(3, 20000, RANDOM_ONLY, 0, 0);
