@@ -14,7 +14,9 @@
 # chosen per op: sums -n 1,33,1025,65537,1000003; row sums --rows 7 --cols 1,33,260,1025,5000 and
 # --rows 3 --cols 200003 (few long rows); softmax --rows 37 --cols 1,33,1025,5000,40000,
 # --rows 1 --cols 262147 and --rows 8 --cols 131075 (the split paths), and the dispatch variant at
-# --rows 300 --cols 16389,50257,60001 (the stream path: one buffer, two, a cluster). racecheck costs about
+# --rows 300 --cols 16389,50257,60001 (the stream path: a CTA a row, a cluster looping over the
+# rows), then at --cols 50257 with REDUCE_STREAM_LOOP=1 (CTAs looping: one buffer in float, two in
+# 16-bit types); a run line may start with VAR=VALUE words, set for that run. racecheck costs about
 # 11x a plain run: it drops the largest sum and checks softmax at 5 rows. memcheck also runs
 # the gpu suite (build/test_gpu, GPU_TEST_QUICK=1, GPU_TEST_STAGES when narrowed);
 # --baselines adds the baselines program.
@@ -59,9 +61,13 @@ runs_for() { # TOOL PROGRAM
         else echo "$sel --rows 37 --cols 1,33,1025,5000,40000"; fi
         echo "$sel --rows 1 --cols 262147"
         echo "$sel --rows 8 --cols 131075"
-        # the stream path takes at least as many rows as SMs: one, two buffers and a cluster
+        # the stream path takes at least as many rows as SMs: a CTA a row, a cluster; then the
+        # looping plan of a single CTA (one buffer in float, two in 16-bit at 50257 columns)
         has_dispatch=$("$BUILD/$2" --list 2>/dev/null | awk '$1 == "dispatch"' | head -1)
-        [ -n "$has_dispatch" ] && echo "$sel --variant dispatch --rows 300 --cols 16389,50257,60001"
+        if [ -n "$has_dispatch" ]; then
+            echo "$sel --variant dispatch --rows 300 --cols 16389,50257,60001"
+            echo "REDUCE_STREAM_LOOP=1 $sel --variant dispatch --rows 300 --cols 50257"
+        fi
     done
 }
 
@@ -145,11 +151,21 @@ sanitize_one() {
         while read -r run_args; do
             k=$((k + 1))
             log=$LDIR/${tool}_${prog}_$k.log
-            echo "\$ compute-sanitizer --tool $tool $extra --error-exitcode 1 $BUILD/$prog" \
-                 "--check-only $run_args" > "$log"
+            # leading VAR=VALUE words: the environment of this run
+            run_env=""
+            while :; do
+                case "$run_args" in *" "*) ;; *) break ;; esac
+                tok=${run_args%% *}
+                case "$tok" in
+                    [A-Z]*=*) run_env="$run_env $tok"; run_args=${run_args#* } ;;
+                    *) break ;;
+                esac
+            done
+            echo "\$${run_env} compute-sanitizer --tool $tool $extra --error-exitcode 1" \
+                 "$BUILD/$prog --check-only $run_args" > "$log"
             # shellcheck disable=SC2086
-            "$cs" --tool "$tool" $extra --error-exitcode 1 "$BUILD/$prog" --check-only $run_args \
-                >> "$log" 2>&1 < /dev/null
+            env $run_env "$cs" --tool "$tool" $extra --error-exitcode 1 "$BUILD/$prog" \
+                --check-only $run_args >> "$log" 2>&1 < /dev/null
             pairs="$pairs $log $?"
         done < "$LDIR/runs.tmp"
         rm -f "$LDIR/runs.tmp"
