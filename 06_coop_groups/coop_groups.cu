@@ -999,8 +999,8 @@ static cudaError_t launch_tiles(const float *d_in, float *d_out, size_t rows, si
 // One block a step of rows, not the resident blocks looping over them: at 128, 256 and 512
 // columns (2^26 floats, H100, medians of two runs) a block a step took 91.6-91.8, 91.0 and 89.9
 // us, the grid-stride loop over 660 resident blocks 95.1-95.7, 92.8-93.2 and 91.5-91.7, cuBLAS
-// gemv 94.1-94.2, 91.5-91.7 and 90.8-90.9 (plots/reference/rows_grid/). The loop stays for
-// grids past MAX_GRID_X.
+// gemv 94.1-94.2, 91.5-91.7 and 90.8-90.9 (plots/reference/rows_grid/). The kernel's grid-stride
+// loop stays only as a guard: with rows <= MAX_GRID_X (supports_rows) one launch covers every row.
 template <int G, int P = 1>
 static cudaError_t launch_tiles_aligned(const float *d_in, float *d_out, size_t rows, size_t cols,
                                         cudaStream_t s)

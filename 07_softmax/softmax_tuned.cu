@@ -634,9 +634,9 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 // the Tensor Memory Accelerator for it (cp.async.bulk: whole 16-byte slots, completion counted
 // in bytes on an mbarrier), so no thread holds a value, registers stay few, and several CTAs
 // share an SM, each at its own phase. A single CTA a row is launched once per row; clusters
-// stay resident and loop over rows. A looping CTA may have two buffers, and then asks for its
-// next row before it reduces this one (REDUCE_STREAM_LOOP=1 and REDUCE_STREAM_NBUF=2, for
-// measurements: a CTA a row beat it).
+// stay resident and loop over rows. A looping single CTA may have two buffers, and then asks for
+// its next row before it reduces this one (REDUCE_STREAM_LOOP=1 with the looping plan's rule, or
+// REDUCE_STREAM_NBUF=2, for measurements: a CTA a row beat it).
 
 // mbarrier and bulk-copy instructions (PTX ISA 8.0, sm_90).
 static __device__ __forceinline__ unsigned smem_address(const void *p)
@@ -1198,10 +1198,12 @@ static size_t stream_resident(const gpu_t &g, const void *kernel, int chunks, in
 // The stream plan for rows of `cols` elements in 16-byte slots of P, or false. K: the fewest CTAs
 // whose shared memory holds the row (a cluster when K > 1); false when that exceeds the largest
 // cluster, or when rows x K CTAs would leave SMs without one (few rows: the CTA path cuts each
-// row finer); a cluster is cut until two of its CTAs fit an SM. Two buffers when a single CTA a
-// row has several rows to do and an SM then holds at least as many buffers (rows in flight) as
-// with one. REDUCE_STREAM=1 (measurements) also takes few
-// rows, raising K towards one CTA a SM; REDUCE_STREAM_K, _THREADS and _NBUF set the plan.
+// row finer); a cluster is cut until two of its CTAs fit an SM. A single CTA a row is launched
+// once per row; clusters loop over the rows. Looping plans only: two buffers when a single CTA
+// has several rows to do and an SM then holds at least as many buffers (rows in flight) as with
+// one. REDUCE_STREAM=1 (measurements) also takes few rows, raising K towards one CTA a SM;
+// REDUCE_STREAM_K, _THREADS, _LOOP and _NBUF set the plan (REDUCE_STREAM_NBUF=2 implies the loop
+// unless REDUCE_STREAM_LOOP=0, which keeps one buffer).
 static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t cols, int P,
                         bool forced, stream_plan_t *sp)
 {
@@ -1242,11 +1244,12 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     const int want_nbuf = env_knob("REDUCE_STREAM_NBUF", 0, 1, 2);
     // A single CTA a row is launched once per row: as one leaves its SM the block scheduler
     // starts the next, so an SM's CTAs run at different phases by themselves. That beat the
-    // resident CTAs looping over the rows by 4 to 8 points of the copy at every single-CTA shape
+    // resident CTAs looping over the rows by 4 to 7 points of the copy at every single-CTA shape
     // measured, two buffers or one (4096 x 16384, 2048 x 32768, 4096 x 50257; 1024 x 65536 in
-    // 16-bit). Clusters loop: relaunching a cluster per row lost 2 to 5 points (1024 x 65536 and
+    // 16-bit). Clusters loop: relaunching a cluster per row lost 2 to 6 points (1024 x 65536 and
     // 256 x 151936 in float; plots/reference/dispatch/stream_tuning/grid/).
-    // REDUCE_STREAM_LOOP=0 or 1 overrides; two buffers (REDUCE_STREAM_NBUF=2) need the loop.
+    // REDUCE_STREAM_LOOP=0 or 1 overrides; REDUCE_STREAM_NBUF=2 implies the loop unless it is 0
+    // (two buffers only where a CTA has a next row).
     const int want_loop = env_knob("REDUCE_STREAM_LOOP", -1, 0, 1);
     sp->loop = want_loop >= 0 ? want_loop == 1 : (sp->chunks > 1 || want_nbuf == 2);
     // (a cluster keeps one buffer: two would leave its CTAs alone on their SMs again)

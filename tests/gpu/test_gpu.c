@@ -715,7 +715,7 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
             cases += softmax_shape(rows, se[e] + 1, RANDOM_AND_TWO_HOT, pk - 1, pk - 1);
         }
     }
-    cases += softmax_shape(2 * (size_t)sm_count + 5, 40000, RANDOM_AND_TWO_HOT, 1, 1); /* CTAs loop */
+    cases += softmax_shape(2 * (size_t)sm_count + 5, 40000, RANDOM_AND_TWO_HOT, 1, 1); /* > resident */
     cases += softmax_shape((size_t)sm_count - 1, 20000, RANDOM_ONLY, 1, 1);
     cases += softmax_shape((size_t)sm_count, 20001, RANDOM_ONLY, 3, 3);
     setenv("REDUCE_STREAM_LOOP", "1", 1);
