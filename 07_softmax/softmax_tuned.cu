@@ -1242,8 +1242,8 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     sp->smem = (size_t)sp->chunk_slots * PACK_BYTES;
     size_t resident = stream_resident(g, kernel, sp->chunks, sp->threads, sp->smem);
     const int want_nbuf = env_knob("REDUCE_STREAM_NBUF", 0, 1, 2);
-    // A single CTA a row is launched once per row: as one leaves its SM the block scheduler
-    // starts the next, so an SM's CTAs run at different phases by themselves. That beat the
+    // A single CTA a row is launched once per row (likely, not profiled: as one leaves its SM
+    // the block scheduler starts the next, so an SM's CTAs run at different phases). That beat the
     // resident CTAs looping over the rows by 4 to 7 points of the copy at every single-CTA shape
     // measured, two buffers or one (4096 x 16384, 2048 x 32768, 4096 x 50257; 1024 x 65536 in
     // 16-bit). Clusters loop: relaunching a cluster per row lost 2 to 6 points (1024 x 65536 and
