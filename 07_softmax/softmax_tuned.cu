@@ -14,7 +14,9 @@
 //                  long it is and however few rows there are
 //   split path     the same chunks without clusters (GPUs before sm_90, or rows longer than a
 //                  cluster holds): one kernel writes each chunk's (max, sum) to the workspace, a
-//                  second combines them and writes the chunk, reading it again
+//                  second combines them and writes the chunk, reading it again; or, where every
+//                  CTA fits the GPU at once, one cooperative launch whose CTAs swap their states
+//                  through L2 (flags) and write from registers
 //   stream path    sm_90, rows that need CTAs of more than 256 threads and enough of them to
 //                  give every SM a CTA: each CTA's chunk in shared memory, brought by bulk
 //                  copies (cp.async.bulk) while no thread holds a value, so several CTAs share
@@ -544,10 +546,12 @@ static __device__ __forceinline__ void state_store(unsigned long long *p, unsign
 {
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
-static __device__ __forceinline__ unsigned long long now_ns()
+// The low half of the global nanosecond timer: a difference of up to 4.29 s is right across a
+// wrap, and a poll holds one register for it, not two.
+static __device__ __forceinline__ unsigned now_ns()
 {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    unsigned t;
+    asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t));
     return t;
 }
 static __device__ __forceinline__ unsigned long long state_word(max_sum r)
@@ -555,73 +559,120 @@ static __device__ __forceinline__ unsigned long long state_word(max_sum r)
     return ((unsigned long long)__float_as_uint(-r.s) << 32) | __float_as_uint(r.m);
 }
 
-// Each CTA stores its state, then takes a ticket of its row (the fence orders the two, as in
-// 06's single_pass). The last of the row merges the states in index order, as the split path's
-// second kernel does, and publishes the row's state as one word, which every CTA of the row polls:
-// one word a row to poll, not all of the row's states (polling those, every CTA of one row of
-// 262144 reached 22-27% of the copy; plots/reference/dispatch/flag_exchange/). Every CTA waits
-// for the others of its row, so all must be resident at once: a cooperative launch guarantees
-// that or refuses. The merging CTA puts the ticket back to 0; the last CTA to have read the row's
-// word puts the word and the reader count back to 0.
-// Workspace: the states (rows x chunks words), then the row words, then two counters a row.
+static __device__ __forceinline__ max_sum word_state(unsigned long long w)
+{
+    return {__uint_as_float((unsigned)w), -__uint_as_float((unsigned)(w >> 32))};
+}
+
+// Traps once a poll has waited a second: the workspace was not zero at the first launch, and a
+// launch failure beats a hang.
+static __device__ __forceinline__ void poll_deadline(unsigned t0)
+{
+    if (now_ns() - t0 > 1000000000u) __trap();
+}
+
+// The merging CTAs of a flag launch: a warp a row.
+static size_t flag_mergers(size_t rows, int threads)
+{
+    const size_t warps = (size_t)threads / WARP_SIZE;
+    return (rows + warps - 1) / warps;
+}
+
+// States a lane of the merging warp loads at once.
+static constexpr int STATES_AT_ONCE = 4;
+
+// Each CTA stores its state as one word, value and flag at once: no fence, no ticket. A warp of
+// the merging CTAs (launched after the rows' CTAs, a warp a row; they read nothing) merges each
+// row: it loads the row's states, STATES_AT_ONCE a lane at once, loads again those not published
+// yet (all of them at once: one round trip to L2 a poll, however many are missing), merges them
+// in index order, as the split path's second kernel does, puts each back to 0, and publishes the
+// row's state as one word, which every CTA of the row polls: one word a row to poll, not all of
+// the row's states (polling those, every CTA of one row of 262144 reached 22-27% of the copy;
+// plots/reference/dispatch/flag_exchange/). A merging warp holds no chunk, so its loads in
+// flight take no registers from the chunk's values. Every CTA waits for others of its row, so
+// all must be resident at once: a cooperative launch guarantees that or refuses. The last CTA
+// to have read the row's word puts the word and the reader count back to 0. Against a fence
+// and a ticket taken by every CTA (the last to take one merging): 1 x 262144 from 51-58% of the
+// copy to 57-62%, 2 x 200000 float from 82-87% to 88-95% (one H100 session,
+// plots/reference/dispatch/flag_exchange/merger_ctas/).
+// Grid: rows x chunks CTAs, then flag_mergers(rows, blockDim.x). Workspace: the states (rows x
+// chunks words), then the row words, then two counters a row (the first is the reader count;
+// the second, the ticket of that earlier exchange, stays 0).
 template <typename T, bool LOG, int P>
 static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
     softmax_flags(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, size_t cols,
                   int chunks, size_t chunk_slots, unsigned long long *d_words)
 {
+    const size_t data_ctas = rows * (size_t)chunks;
+    if (blockIdx.x >= data_ctas) { // a merging CTA: a warp a row
+        const size_t r =
+            (blockIdx.x - data_ctas) * (blockDim.x / WARP_SIZE) + threadIdx.x / WARP_SIZE;
+        if (r >= rows) return;
+        unsigned long long *states = d_words + r * chunks;
+        const int lane = threadIdx.x % WARP_SIZE;
+        const unsigned t0 = now_ns();
+        max_sum row = {-INFINITY, 0.0f};
+        for (int base = lane; base < chunks; base += STATES_AT_ONCE * WARP_SIZE) {
+            unsigned long long w[STATES_AT_ONCE];
+#pragma unroll
+            for (int u = 0; u < STATES_AT_ONCE; ++u) {
+                const int j = base + u * WARP_SIZE;
+                w[u] = j < chunks ? state_load(states + j) : ~0ull; // past the row: never loaded
+            }
+            for (;;) {
+                bool missing = false;
+#pragma unroll
+                for (int u = 0; u < STATES_AT_ONCE; ++u) missing |= !(w[u] >> 32);
+                if (!missing) break;
+                poll_deadline(t0);
+#pragma unroll
+                for (int u = 0; u < STATES_AT_ONCE; ++u)
+                    if (!(w[u] >> 32)) w[u] = state_load(states + base + u * WARP_SIZE);
+            }
+#pragma unroll
+            for (int u = 0; u < STATES_AT_ONCE; ++u) {
+                const int j = base + u * WARP_SIZE;
+                if (j >= chunks) break;
+                row = merge(row, word_state(w[u]));
+                state_store(states + j, 0ull); // only the merger reads it
+            }
+        }
+        row = group_combine<WARP_SIZE>(row);
+        if (lane == 0) state_store(d_words + data_ctas + r, state_word(row));
+        return;
+    }
     const size_t r = blockIdx.x / chunks;
     const int k = blockIdx.x % chunks;
+    unsigned long long *states = d_words + r * chunks;
+    unsigned long long *row_word = d_words + data_ctas + r;
     const chunk_t c = chunk_of<T, P>(d_in, cols, r, k, chunk_slots);
     float v[slots_per_thread<P>()][P];
     load_chunk<T, P>(d_in + c.row * cols, cols, c, v);
     const max_sum mine = thread_state<P, !LOG>(v);
     const max_sum cta = block_combine(mine);
-    unsigned long long *states = d_words + r * chunks;
-    unsigned long long *row_word = d_words + rows * (size_t)chunks + r;
-    unsigned *counters = reinterpret_cast<unsigned *>(d_words + rows * (size_t)chunks + rows);
-    unsigned *ticket = counters + 2 * r, *readers = counters + 2 * r + 1;
     __shared__ max_sum total;
-    if (threadIdx.x < WARP_SIZE) {
-        const unsigned lane = threadIdx.x;
-        unsigned t = 0;
-        if (lane == 0) {
-            state_store(states + k, state_word(cta));
-            __threadfence(); // the state before the ticket
-            t = atomicAdd(ticket, 1u);
-            if (t == (unsigned)chunks - 1) __threadfence(); // and the last sees every state
+    if (threadIdx.x == 0) {
+        state_store(states + k, state_word(cta));
+        const unsigned t0 = now_ns();
+        unsigned long long w;
+        while (!((w = state_load(row_word)) >> 32)) {
+            __nanosleep(64);
+            poll_deadline(t0);
         }
-        t = __shfl_sync(FULL_MASK, t, 0);
-        __syncwarp(); // orders lane 0's fence before the other lanes' loads (a shuffle does not)
-        if (t == (unsigned)chunks - 1) { // the last of the row: every state is stored
-            max_sum row = {-INFINITY, 0.0f};
-            for (int j = lane; j < chunks; j += WARP_SIZE) {
-                const unsigned long long w = state_load(states + j);
-                row = merge(row,
-                            {__uint_as_float((unsigned)w), -__uint_as_float((unsigned)(w >> 32))});
-            }
-            row = group_combine<WARP_SIZE>(row);
-            if (lane == 0) {
-                *ticket = 0;
-                state_store(row_word, state_word(row));
-            }
-        }
-        if (lane == 0) {
-            unsigned long long w;
-            const unsigned long long t0 = now_ns();
-            while (!((w = state_load(row_word)) >> 32)) {
-                __nanosleep(64);
-                // a second: the workspace was not zero at the first launch; fail, do not hang
-                if (now_ns() - t0 > 1000000000ull) __trap();
-            }
-            total = {__uint_as_float((unsigned)w), -__uint_as_float((unsigned)(w >> 32))};
-            if (atomicAdd(readers, 1u) == (unsigned)chunks - 1) { // every CTA has it
-                state_store(row_word, 0ull);
-                *readers = 0;
-            }
-        }
+        total = word_state(w);
     }
     __syncthreads();
     write_chunk<T, LOG, P>(d_out + c.row * cols, cols, c, v, mine.m, total);
+    // after the writes: the count's round trip is off the way to them
+    if (threadIdx.x == 0) {
+        const size_t q = blockIdx.x / chunks; // the row again: fewer registers held over
+        unsigned long long *word = d_words + rows * (size_t)chunks + q; // the writes
+        unsigned *readers = reinterpret_cast<unsigned *>(d_words + rows * (size_t)chunks + rows);
+        if (atomicAdd(readers + 2 * q, 1u) == (unsigned)chunks - 1) { // every CTA has it
+            state_store(word, 0ull);
+            readers[2 * q] = 0;
+        }
+    }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -946,9 +997,10 @@ static plan_t plan_rows(const gpu_t &g, int max_cluster, size_t rows, size_t col
         return make_plan(PATH_CTA, chunks_for(g.sms, rows, slots, caps[c], per_thread, limit),
                          slots, per_thread);
     }
-    // Split chunks keep two warps at least: every chunk's state crosses L2 to one CTA of its
-    // row and back (the flags), and at 1 x 262144 128 CTAs of 64 threads beat 256 of 32 by 1 to
-    // 7 points of the copy in every dtype (plots/reference/dispatch/flag_exchange/ticket/).
+    // Split chunks keep two warps at least: every chunk's state crosses L2 to a merging warp
+    // and back (the flags), and at 1 x 262144 128 CTAs of 64 threads beat 256 of 32 by 1 to 7
+    // points of the copy in every dtype (plots/reference/dispatch/flag_exchange/ticket/, with
+    // the ticket exchange of that time).
     return make_plan(
         PATH_SPLIT,
         chunks_for(g.sms, rows, slots, CTA_SHARED_SM_THREADS, per_thread, (size_t)-1, 2), slots,
@@ -1345,7 +1397,7 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
         int per_sm = 0;
         flags = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, softmax_flags<T, LOG, P>,
                                                               p.threads, 0) == cudaSuccess &&
-                rows * (size_t)p.chunks <= (size_t)per_sm * g.sms;
+                rows * (size_t)p.chunks + flag_mergers(rows, p.threads) <= (size_t)per_sm * g.sms;
         (void)cudaGetLastError();
     }
     say_plan("07_softmax/dispatch", rows, cols,
@@ -1383,9 +1435,10 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
         int n_chunks = p.chunks;
         void *args[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols,
                         &n_chunks,     &n_slots,       &words};
-        cudaError_t e = cudaLaunchCooperativeKernel((const void *)softmax_flags<T, LOG, P>,
-                                                    dim3((unsigned)(rows * p.chunks)),
-                                                    dim3(p.threads), args, 0, s);
+        cudaError_t e = cudaLaunchCooperativeKernel(
+            (const void *)softmax_flags<T, LOG, P>,
+            dim3((unsigned)(rows * p.chunks + flag_mergers(rows, p.threads))), dim3(p.threads),
+            args, 0, s);
         if (e == cudaSuccess) return cudaGetLastError();
         (void)cudaGetLastError(); // refused after all: the two kernels below
     }
