@@ -515,7 +515,8 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 }
 
 // Split path, second kernel: the row's state from its chunks (in index order, the same in every
-// CTA), then the chunk again (from L2 when it is still there) and its outputs.
+// CTA), then the chunk again (from L2 when it is still there) and its outputs. Its states stay in
+// the workspace; the flag path does not read them as published (their sign bit, below).
 template <typename T, bool LOG, int P>
 static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
     softmax_split_write(const T *__restrict__ d_in, T *__restrict__ d_out, size_t cols, int chunks,
@@ -534,8 +535,11 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 }
 
 // Flag path: the split path's chunks in one launch instead of two, each chunk read once. A
-// CTA's (max, sum) travels as one 64-bit word: the max's bits low, the negated sum's high (a sum
-// is never negative, so -s has its sign bit set and a published word is never 0).
+// CTA's (max, sum) travels as one 64-bit word: the max's bits low, the negated sum's high. A sum
+// is never negative and never -0, so -s has its sign bit set: bit 63 is the word's flag. A 0 left
+// by a flag launch, and a state the split path's two kernels left ({max, sum}: bit 63 clear), both
+// read as not published yet.
+static __device__ __forceinline__ bool published(unsigned long long w) { return (w >> 63) != 0; }
 static __device__ __forceinline__ unsigned long long state_load(const unsigned long long *p)
 {
     unsigned long long v;
@@ -554,9 +558,10 @@ static __device__ __forceinline__ unsigned now_ns()
     asm volatile("mov.u32 %0, %%globaltimer_lo;" : "=r"(t));
     return t;
 }
+// (the sign bit forced as well: a NaN sum stays a NaN, and its word is published all the same)
 static __device__ __forceinline__ unsigned long long state_word(max_sum r)
 {
-    return ((unsigned long long)__float_as_uint(-r.s) << 32) | __float_as_uint(r.m);
+    return ((unsigned long long)(__float_as_uint(-r.s) | 0x80000000u) << 32) | __float_as_uint(r.m);
 }
 
 static __device__ __forceinline__ max_sum word_state(unsigned long long w)
@@ -564,8 +569,8 @@ static __device__ __forceinline__ max_sum word_state(unsigned long long w)
     return {__uint_as_float((unsigned)w), -__uint_as_float((unsigned)(w >> 32))};
 }
 
-// Traps once a poll has waited a second: the workspace was not zero at the first launch, and a
-// launch failure beats a hang.
+// Traps once a poll has waited a second: the workspace was not zero at the first launch (or a
+// debugger stopped the kernel that long), and a launch failure beats a hang.
 static __device__ __forceinline__ void poll_deadline(unsigned t0)
 {
     if (now_ns() - t0 > 1000000000u) __trap();
@@ -597,7 +602,7 @@ static constexpr int STATES_AT_ONCE = 4;
 // plots/reference/dispatch/flag_exchange/merger_ctas/).
 // Grid: rows x chunks CTAs, then flag_mergers(rows, blockDim.x). Workspace: the states (rows x
 // chunks words), then the row words, then two counters a row (the first is the reader count;
-// the second, the ticket of that earlier exchange, stays 0).
+// the second, the ticket of an earlier exchange, stays 0).
 template <typename T, bool LOG, int P>
 static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
     softmax_flags(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, size_t cols,
@@ -622,12 +627,12 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
             for (;;) {
                 bool missing = false;
 #pragma unroll
-                for (int u = 0; u < STATES_AT_ONCE; ++u) missing |= !(w[u] >> 32);
+                for (int u = 0; u < STATES_AT_ONCE; ++u) missing |= !published(w[u]);
                 if (!missing) break;
                 poll_deadline(t0);
 #pragma unroll
                 for (int u = 0; u < STATES_AT_ONCE; ++u)
-                    if (!(w[u] >> 32)) w[u] = state_load(states + base + u * WARP_SIZE);
+                    if (!published(w[u])) w[u] = state_load(states + base + u * WARP_SIZE);
             }
 #pragma unroll
             for (int u = 0; u < STATES_AT_ONCE; ++u) {
@@ -655,7 +660,7 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
         state_store(states + k, state_word(cta));
         const unsigned t0 = now_ns();
         unsigned long long w;
-        while (!((w = state_load(row_word)) >> 32)) {
+        while (!published(w = state_load(row_word))) {
             __nanosleep(64);
             poll_deadline(t0);
         }
