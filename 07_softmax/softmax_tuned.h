@@ -39,8 +39,8 @@ cudaError_t launch_dispatch_bf16_log(const void *d_in, void *d_out, size_t rows,
 
 // The row lengths at which the stream path's shared-memory plan changes on the current GPU, for
 // elements of elem_bytes (2 or 4): the longest row one CTA holds twice (two buffers, a plan of
-// looping CTAs only), once, and that two CTAs hold. Up to max values into cols, shortest first; returns how many (0 where the
-// GPU has no stream path). For the tests of each boundary.
+// looping CTAs only), once, and that two CTAs hold. Up to max values into cols, shortest first;
+// returns how many (0 where the GPU has no stream path). For the tests of each boundary.
 size_t dispatch_smem_edges(size_t elem_bytes, size_t *cols, size_t max);
 
 #ifdef __cplusplus
