@@ -1257,10 +1257,10 @@ static size_t stream_resident(const gpu_t &g, const void *kernel, int chunks, in
 // The stream plan for rows of `cols` elements in 16-byte slots of P, or false. K: the fewest CTAs
 // whose shared memory holds the row (a cluster when K > 1); false when that exceeds the largest
 // cluster, or when rows x K CTAs would leave SMs without one (few rows: the CTA path cuts each
-// row finer); a cluster is cut until two of its CTAs fit an SM. A single CTA a row is launched
-// once per row; clusters loop over the rows. Looping plans only: two buffers when a single CTA
-// has several rows to do and an SM then holds at least as many buffers (rows in flight) as with
-// one. REDUCE_STREAM=1 (measurements) also takes few rows, raising K towards one CTA a SM;
+// row finer); a cluster is cut until two of its CTAs fit an SM (four in 16-bit types). A single
+// CTA a row is launched once per row; clusters loop over the rows. Looping plans only: two
+// buffers when a single CTA has several rows to do and an SM then holds at least as many buffers
+// (rows in flight) as with one. REDUCE_STREAM=1 (measurements) also takes few rows, raising K towards one CTA a SM;
 // REDUCE_STREAM_K, _THREADS, _LOOP and _NBUF set the plan (REDUCE_STREAM_NBUF=2 implies the loop
 // unless REDUCE_STREAM_LOOP=0, which keeps one buffer).
 static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t cols, int P,
@@ -1279,10 +1279,13 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
         k = k > k_fit ? k : k_fit;
     } else if (k_fit > 1) {
         // A cluster waits at its barrier once a row; alone on its SM, a CTA then leaves the SM
-        // idle. Cut the row until two chunks fit one SM's shared memory (1024 x 65536 floats:
-        // 79% of the copy as K = 2, 86% as K = 3, one H100 run,
-        // plots/reference/dispatch/stream_tuning/kmatrix_2.txt).
-        const size_t per_sm = (size_t)g.smem_sm / 2,
+        // idle. Cut the row until two float chunks fit one SM's shared memory (1024 x 65536
+        // floats: 79% of the copy as K = 2, 86% as K = 3, one H100 run,
+        // plots/reference/dispatch/stream_tuning/kmatrix_2.txt), or four 16-bit ones: the same
+        // values a CTA, whose passes over shared memory take as long as a float chunk's (256 x
+        // 151936 bf16: 70% as K = 3, 72-74% as K = 6 or 8, float the same at K = 6 and 8; one
+        // H100 run, plots/reference/dispatch/stream_tuning/k151936/).
+        const size_t per_sm = (size_t)g.smem_sm / ((size_t)P / 2),
                      fixed = (size_t)g.smem_reserved + ((size_t)g.smem_optin - limit);
         if (per_sm > fixed + PACK_BYTES) {
             const size_t k2 = ceil_div(slots * PACK_BYTES, per_sm - fixed);
