@@ -12,11 +12,12 @@
 //                  thread-block cluster (sm_90): the K CTAs swap their (max, sum) through
 //                  distributed shared memory, so the row is read once and written once however
 //                  long it is and however few rows there are
-//   split path     the same chunks without clusters (GPUs before sm_90, or rows longer than a
-//                  cluster holds): one kernel writes each chunk's (max, sum) to the workspace, a
-//                  second combines them and writes the chunk, reading it again; or, where every
-//                  CTA fits the GPU at once, one cooperative launch whose CTAs swap their states
-//                  through L2 (flags) and write from registers
+//   split path     the same chunks without clusters (GPUs before sm_90, rows longer than a
+//                  cluster holds, or few rows whose clusters would be wider than an SM while
+//                  the one launch below fits): one kernel writes each chunk's (max, sum) to the
+//                  workspace, a second combines them and writes the chunk, reading it again; or,
+//                  where every CTA fits the GPU at once, one cooperative launch whose CTAs swap
+//                  their states through L2 (flags) and write from registers
 //   stream path    sm_90, rows that need CTAs of more than 256 threads and enough of them to
 //                  give every SM a CTA: each CTA's chunk in shared memory, brought by bulk
 //                  copies (cp.async.bulk) while no thread holds a value, so several CTAs share
@@ -1065,14 +1066,16 @@ static int cluster_limit(const void *kernel)
     return result;
 }
 
-// Whether a cluster plan of K = chunks CTAs of `threads` beats the split path on this GPU. A
-// cluster of more threads than an SM holds spans SMs that must all be free at once. On the H100
-// (README.md, "Clusters or the split path"; REDUCE_NO_CLUSTERS=1 times the split plan on any
-// GPU) such clusters lost to the split path when the row clusters needed more CTAs than there
-// are SMs (32 x 128256: split in 0.76 to 0.87 of the cluster's time) and when they covered under
-// a quarter of the SMs (one 16-bit row of 262144: 0.73 to 0.79); they won where their CTAs,
-// one a SM, covered a quarter to all of them (8 x 131072). Clusters no larger than one SM's
-// threads won or tied at every shape measured (64 x 32000, 4096 x 50257, 2048 x 32768).
+// Whether a cluster plan of K = chunks CTAs of `threads` beats the split path's two kernels on
+// this GPU. A cluster of more threads than an SM holds spans SMs that must all be free at once.
+// On the H100 (README.md, "Clusters or the split path"; REDUCE_NO_CLUSTERS=1 times the split
+// plan on any GPU) such clusters lost to the two kernels when the row clusters needed more CTAs
+// than there are SMs (32 x 128256: split in 0.76 to 0.87 of the cluster's time) and when they
+// covered under a quarter of the SMs (one 16-bit row of 262144: 0.73 to 0.79); they won where
+// their CTAs, one a SM, covered a quarter to all of them (8 x 131072). Clusters no larger than
+// one SM's threads won or tied at every shape measured (64 x 32000, 4096 x 50257, 2048 x 32768).
+// Against the split plan in one launch (flags) the wide clusters lose everywhere: the caller
+// asks flags_fit first.
 static bool cluster_pays(const gpu_t &g, size_t rows, int chunks, int threads)
 {
     if ((size_t)chunks * threads <= (size_t)g.sm_threads) return true;
@@ -1260,9 +1263,9 @@ static size_t stream_resident(const gpu_t &g, const void *kernel, int chunks, in
 // row finer); a cluster is cut until two of its CTAs fit an SM (four in 16-bit types). A single
 // CTA a row is launched once per row; clusters loop over the rows. Looping plans only: two
 // buffers when a single CTA has several rows to do and an SM then holds at least as many buffers
-// (rows in flight) as with one. REDUCE_STREAM=1 (measurements) also takes few rows, raising K towards one CTA a SM;
-// REDUCE_STREAM_K, _THREADS, _LOOP and _NBUF set the plan (REDUCE_STREAM_NBUF=2 implies the loop
-// unless REDUCE_STREAM_LOOP=0, which keeps one buffer).
+// (rows in flight) as with one. REDUCE_STREAM=1 (measurements) also takes few rows, raising K
+// towards one CTA a SM; REDUCE_STREAM_K, _THREADS, _LOOP and _NBUF set the plan
+// (REDUCE_STREAM_NBUF=2 implies the loop unless REDUCE_STREAM_LOOP=0, which keeps one buffer).
 static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t cols, int P,
                         bool forced, stream_plan_t *sp)
 {
@@ -1371,6 +1374,23 @@ static bool stream_wanted(const gpu_t &g, const plan_t &p)
     return p.path == PATH_SPLIT || p.chunks > 1 || p.threads > CTA_SHARED_SM_THREADS / 2;
 }
 
+// Whether split plan p can run in one cooperative launch (flags): every CTA of it and its
+// merging CTAs resident at once, a workspace, a GPU with cooperative launch (REDUCE_FLAGS=0:
+// never, for measurements).
+template <typename T, bool LOG, int P>
+static bool flags_fit(const gpu_t &g, size_t rows, const plan_t &p, const void *d_ws)
+{
+    if (p.path != PATH_SPLIT || d_ws == nullptr || !g.coop || !env_knob("REDUCE_FLAGS", 1, 0, 1))
+        return false;
+    int per_sm = 0;
+    const bool fit =
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, softmax_flags<T, LOG, P>, p.threads,
+                                                      0) == cudaSuccess &&
+        rows * (size_t)p.chunks + flag_mergers(rows, p.threads) <= (size_t)per_sm * g.sms;
+    (void)cudaGetLastError();
+    return fit;
+}
+
 template <typename T, bool LOG, int P>
 static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, void *d_ws,
                             const gpu_t &g, cudaStream_t s)
@@ -1380,13 +1400,20 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     const int max_cluster = g.clusters ? cluster_limit((const void *)kernel) : 1;
     const bool aligned = (uintptr_t)d_in % PACK_BYTES == 0 && cols % P == 0;
     plan_t p = plan_rows(g, max_cluster, rows, cols, P, PER_THREAD, cta_max_threads<P>(), aligned);
-    if (p.path == PATH_CTA && p.chunks > 1 && !cluster_pays(g, rows, p.chunks, p.threads)) {
-        // the plan of a GPU without clusters, when the row needs more than one CTA there
+    if (p.path == PATH_CTA && p.chunks > 1 && (size_t)p.chunks * p.threads > (size_t)g.sm_threads) {
+        // A cluster wider than an SM's threads: the plan of a GPU without clusters instead, when
+        // the row needs more than one CTA there and that plan runs in one launch (flags), or
+        // the cluster does not pay against its two kernels. Against the flags, such clusters
+        // lost at every shape of 6 to 16 rows of 100000 to 131072 columns measured, by up to
+        // 24 points of the copy (16 x 131072 float), but for ties in 16-bit at 8 x 131072 (one
+        // H100 call, plots/reference/dispatch/flag_exchange/wide_clusters/).
         gpu_t flat = g;
         flat.clusters = 0;
         const plan_t q =
             plan_rows(flat, 1, rows, cols, P, PER_THREAD, cta_max_threads<P>(), aligned);
-        if (q.path == PATH_SPLIT) p = q;
+        if (q.path == PATH_SPLIT &&
+            (flags_fit<T, LOG, P>(g, rows, q, d_ws) || !cluster_pays(g, rows, p.chunks, p.threads)))
+            p = q;
     }
     if constexpr (P == full_pack<T>()) {
         stream_plan_t sp;
@@ -1402,14 +1429,7 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     }
     // The split plan in one cooperative launch when every CTA of it can be resident at once
     // (REDUCE_FLAGS=0: the two kernels, for measurements).
-    bool flags = false;
-    if (p.path == PATH_SPLIT && d_ws != nullptr && g.coop && env_knob("REDUCE_FLAGS", 1, 0, 1)) {
-        int per_sm = 0;
-        flags = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, softmax_flags<T, LOG, P>,
-                                                              p.threads, 0) == cudaSuccess &&
-                rows * (size_t)p.chunks + flag_mergers(rows, p.threads) <= (size_t)per_sm * g.sms;
-        (void)cudaGetLastError();
-    }
+    const bool flags = flags_fit<T, LOG, P>(g, rows, p, d_ws);
     say_plan("07_softmax/dispatch", rows, cols,
              p.path == PATH_CTA ? (p.chunks > 1 ? "cluster" : "block per row")
              : flags            ? "split, one launch (flags)"

@@ -702,6 +702,11 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
     cases += softmax_shape(2 * (size_t)sm_count - 1, 4104, RANDOM_ONLY, 0, 0);
     cases += softmax_shape(2 * (size_t)sm_count, 20000, RANDOM_ONLY, 1, 1);
     cases += softmax_shape(8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
+    /* the same rows in clusters of 8 CTAs of 512, which the dispatcher keeps for when the split
+       plan cannot run in one launch */
+    setenv("REDUCE_FLAGS", "0", 1);
+    cases += softmax_shape(8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
+    unsetenv("REDUCE_FLAGS");
     cases += softmax_shape(2, 524288 + 8, RANDOM_ONLY, 0, 0); /* past the largest cluster: split */
     /* the same long rows as a GPU without clusters sees them: the split path, few and many rows */
     setenv("REDUCE_NO_CLUSTERS", "1", 1);
