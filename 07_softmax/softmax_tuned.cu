@@ -1405,8 +1405,9 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
         // the row needs more than one CTA there and that plan runs in one launch (flags), or
         // the cluster does not pay against its two kernels. Against the flags, such clusters
         // lost at every shape of 6 to 16 rows of 100000 to 131072 columns measured, by up to
-        // 24 points of the copy (16 x 131072 float), but for ties in 16-bit at 8 x 131072 (one
-        // H100 call, plots/reference/dispatch/flag_exchange/wide_clusters/).
+        // 24 points of the copy (16 x 131072 float), but for 16-bit at 8 x 131072 and bfloat16
+        // log-softmax at 8 x 100003, within the spread (one H100 call; on an H200 16-bit lost
+        // up to 5 points at 6 and 8 rows: plots/reference/dispatch/flag_exchange/wide_clusters/).
         gpu_t flat = g;
         flat.clusters = 0;
         const plan_t q =
