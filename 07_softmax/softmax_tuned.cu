@@ -1285,9 +1285,9 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
         // idle. Cut the row until two float chunks fit one SM's shared memory (1024 x 65536
         // floats: 79% of the copy as K = 2, 86% as K = 3, one H100 run,
         // plots/reference/dispatch/stream_tuning/kmatrix_2.txt), or four 16-bit ones: the same
-        // values a CTA, whose passes over shared memory take as long as a float chunk's (256 x
-        // 151936 bf16: 70% as K = 3, 72-74% as K = 6 or 8, float the same at K = 6 and 8; one
-        // H100 run, plots/reference/dispatch/stream_tuning/k151936/).
+        // values a CTA, whose passes over shared memory likely take as long as a float chunk's
+        // (not profiled; 256 x 151936 bf16: 70% as K = 3, 72-74% as K = 6 or 8, float the same
+        // at K = 6 and 8; H100 and H200, plots/reference/dispatch/stream_tuning/k151936/).
         const size_t per_sm = (size_t)g.smem_sm / ((size_t)P / 2),
                      fixed = (size_t)g.smem_reserved + ((size_t)g.smem_optin - limit);
         if (per_sm > fixed + PACK_BYTES) {
