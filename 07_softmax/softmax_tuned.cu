@@ -591,17 +591,18 @@ static constexpr int STATES_AT_ONCE = 4;
 // the merging CTAs (launched after the rows' CTAs, a warp a row; they read nothing) merges each
 // row: it loads the row's states, STATES_AT_ONCE a lane at once (128 a round for the warp), loads
 // again those not published yet (all of them together: one round trip to L2 a round of polls,
-// however many are missing), merges them
-// in index order, as the split path's second kernel does, puts each back to 0, and publishes the
-// row's state as one word, which every CTA of the row polls: one word a row to poll, not all of
-// the row's states (polling those, every CTA of one row of 262144 reached 22-27% of the copy;
-// plots/reference/dispatch/flag_exchange/). A merging warp holds no chunk, so its loads in
-// flight take no registers from the chunk's values. Every CTA waits for others of its row, so
-// all must be resident at once: a cooperative launch guarantees that or refuses. Each CTA of
-// the row counts itself after its writes; the last puts the word and the count back to 0 (a CTA
-// counts only once it has read the word, so none is still waiting on it). Against a fence
-// and a ticket taken by every CTA (the last to take one merging): 1 x 262144 from 51-58% of the
-// copy to 57-62%, 2 x 200000 float from 82-87% to 88-95% (one H100 session,
+// however many are missing), merges them in index order, as the split path's second kernel
+// does, puts each back to 0, and publishes the row's state as one word, which every CTA of the
+// row polls: one word a row to poll, not all of the row's states (polling those, every CTA of
+// one row of 262144 reached 22-27% of the copy; plots/reference/dispatch/flag_exchange/). A
+// merging warp holds no chunk, so its loads in flight take no registers from the chunk's
+// values. Every CTA waits for others of its row, so all must be resident at once: a
+// cooperative launch guarantees that or refuses. Each CTA of the row counts itself after its
+// writes; the last puts the word and the count back to 0 (a CTA counts only once it has read
+// the word, so none is still waiting on it; counting before the writes measured slower,
+// plots/reference/dispatch/flag_exchange/count_early/). Against a fence and a ticket taken by
+// every CTA (the last to take one merging): 1 x 262144 from 51-58% of the copy to 57-62%,
+// 2 x 200000 float from 82-87% to 88-95% (one H100 session,
 // plots/reference/dispatch/flag_exchange/merger_ctas/).
 // Grid: rows x chunks CTAs, then flag_mergers(rows, blockDim.x). Workspace: the states (rows x
 // chunks words), then the row words, then two counters a row (the first is the reader count;
