@@ -174,18 +174,34 @@ static __device__ __forceinline__ max_sum merge(max_sum a, max_sum b)
     return {m, a.s * exp_of(a.m - m) + b.s * exp_of(b.m - m)};
 }
 
+// The slots' state in every lane, in groups of G lanes that each take all `n` slots (n <= G).
+template <int G>
+static __device__ __forceinline__ max_sum slots_combine(const max_sum *slots, unsigned n)
+{
+    const unsigned i = threadIdx.x % G;
+    const max_sum empty = {-INFINITY, 0.0f};
+    return group_combine<G>(i < n ? slots[i] : empty);
+}
+
 // Every thread of the block gets the block's state: warp butterflies, one slot per warp, and
-// every warp reduces the slots itself (no second barrier). One call per block lifetime.
+// every warp reduces the slots itself (no second barrier), in butterflies only as wide as the
+// block has warps: 1 step for 2 warps, where 32 lanes take 5. The steps left out would add
+// empty slots (+0 and a max with -inf), so the bits are those of a 32-lane butterfly. Called
+// once per block, or once per row with a barrier between (the stream path).
 static __device__ __forceinline__ max_sum block_combine(max_sum v)
 {
     __shared__ max_sum slots[WARP_SIZE];
     const unsigned lane = threadIdx.x % WARP_SIZE, warp = threadIdx.x / WARP_SIZE;
+    const unsigned warps = blockDim.x / WARP_SIZE;
     v = group_combine<WARP_SIZE>(v);
     if (lane == 0) slots[warp] = v;
     __syncthreads();
-    const max_sum empty = {-INFINITY, 0.0f};
-    v = lane < blockDim.x / WARP_SIZE ? slots[lane] : empty;
-    return group_combine<WARP_SIZE>(v);
+    if (warps <= 1) return v;
+    if (warps <= 2) return slots_combine<2>(slots, warps);
+    if (warps <= 4) return slots_combine<4>(slots, warps);
+    if (warps <= 8) return slots_combine<8>(slots, warps);
+    if (warps <= 16) return slots_combine<16>(slots, warps);
+    return slots_combine<WARP_SIZE>(slots, warps);
 }
 
 // ------------------------------------------------------------------------------------------------
