@@ -623,6 +623,72 @@ static constexpr int STATES_AT_ONCE = 4;
 // Grid: rows x chunks CTAs, then flag_mergers(rows, blockDim.x). Workspace: the states (rows x
 // chunks words), then the row words, then two counters a row (the first is the reader count;
 // the second, the ticket of an earlier exchange, stays 0).
+// A merging warp (lane = its lane): row r's chunks states, merged in index order once all are
+// published, each put back to 0, then the row's state published as its word.
+static __device__ __forceinline__ void flag_merge_row(unsigned long long *d_words, size_t rows,
+                                                      int chunks, size_t r, int lane)
+{
+    unsigned long long *states = d_words + r * chunks;
+    const unsigned t0 = now_ns();
+    max_sum row = {-INFINITY, 0.0f};
+    for (int base = lane; base < chunks; base += STATES_AT_ONCE * WARP_SIZE) {
+        unsigned long long w[STATES_AT_ONCE];
+#pragma unroll
+        for (int u = 0; u < STATES_AT_ONCE; ++u) {
+            const int j = base + u * WARP_SIZE;
+            w[u] = j < chunks ? state_load(states + j) : ~0ull; // past the row: never loaded
+        }
+        for (;;) {
+            bool missing = false;
+#pragma unroll
+            for (int u = 0; u < STATES_AT_ONCE; ++u) missing |= !published(w[u]);
+            if (!missing) break;
+            poll_deadline(t0);
+#pragma unroll
+            for (int u = 0; u < STATES_AT_ONCE; ++u)
+                if (!published(w[u])) w[u] = state_load(states + base + u * WARP_SIZE);
+        }
+#pragma unroll
+        for (int u = 0; u < STATES_AT_ONCE; ++u) {
+            const int j = base + u * WARP_SIZE;
+            if (j >= chunks) break;
+            row = merge(row, word_state(w[u]));
+            state_store(states + j, 0ull); // only the merger reads it
+        }
+    }
+    row = group_combine<WARP_SIZE>(row);
+    if (lane == 0) state_store(d_words + rows * (size_t)chunks + r, state_word(row));
+}
+
+// One thread of a chunk: publishes the chunk's state (its word in the row's states), then
+// waits for the row's word.
+static __device__ __forceinline__ max_sum flag_exchange(unsigned long long *state,
+                                                        const unsigned long long *row_word,
+                                                        max_sum cta)
+{
+    state_store(state, state_word(cta));
+    const unsigned t0 = now_ns();
+    unsigned long long w;
+    while (!published(w = state_load(row_word))) {
+        __nanosleep(64);
+        poll_deadline(t0);
+    }
+    return word_state(w);
+}
+
+// One thread of each chunk of row r, after its writes: the last to count puts the row's word
+// and the count back to 0.
+static __device__ __forceinline__ void flag_count_reader(unsigned long long *d_words, size_t rows,
+                                                         int chunks, size_t r)
+{
+    unsigned long long *word = d_words + rows * (size_t)chunks + r;
+    unsigned *readers = reinterpret_cast<unsigned *>(d_words + rows * (size_t)chunks + rows);
+    if (atomicAdd(readers + 2 * r, 1u) == (unsigned)chunks - 1) { // every CTA has it
+        state_store(word, 0ull);
+        readers[2 * r] = 0;
+    }
+}
+
 template <typename T, bool LOG, int P>
 static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
     softmax_flags(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, size_t cols,
@@ -632,72 +698,25 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
     if (blockIdx.x >= data_ctas) { // a merging CTA: a warp a row
         const size_t r =
             (blockIdx.x - data_ctas) * (blockDim.x / WARP_SIZE) + threadIdx.x / WARP_SIZE;
-        if (r >= rows) return;
-        unsigned long long *states = d_words + r * chunks;
-        const int lane = threadIdx.x % WARP_SIZE;
-        const unsigned t0 = now_ns();
-        max_sum row = {-INFINITY, 0.0f};
-        for (int base = lane; base < chunks; base += STATES_AT_ONCE * WARP_SIZE) {
-            unsigned long long w[STATES_AT_ONCE];
-#pragma unroll
-            for (int u = 0; u < STATES_AT_ONCE; ++u) {
-                const int j = base + u * WARP_SIZE;
-                w[u] = j < chunks ? state_load(states + j) : ~0ull; // past the row: never loaded
-            }
-            for (;;) {
-                bool missing = false;
-#pragma unroll
-                for (int u = 0; u < STATES_AT_ONCE; ++u) missing |= !published(w[u]);
-                if (!missing) break;
-                poll_deadline(t0);
-#pragma unroll
-                for (int u = 0; u < STATES_AT_ONCE; ++u)
-                    if (!published(w[u])) w[u] = state_load(states + base + u * WARP_SIZE);
-            }
-#pragma unroll
-            for (int u = 0; u < STATES_AT_ONCE; ++u) {
-                const int j = base + u * WARP_SIZE;
-                if (j >= chunks) break;
-                row = merge(row, word_state(w[u]));
-                state_store(states + j, 0ull); // only the merger reads it
-            }
-        }
-        row = group_combine<WARP_SIZE>(row);
-        if (lane == 0) state_store(d_words + data_ctas + r, state_word(row));
+        if (r < rows) flag_merge_row(d_words, rows, chunks, r, threadIdx.x % WARP_SIZE);
         return;
     }
     const size_t r = blockIdx.x / chunks;
     const int k = blockIdx.x % chunks;
-    unsigned long long *states = d_words + r * chunks;
-    unsigned long long *row_word = d_words + data_ctas + r;
+    unsigned long long *state = d_words + r * chunks + k;
+    const unsigned long long *row_word = d_words + data_ctas + r;
     const chunk_t c = chunk_of<T, P>(d_in, cols, r, k, chunk_slots);
     float v[slots_per_thread<P>()][P];
     load_chunk<T, P>(d_in + c.row * cols, cols, c, v);
     const max_sum mine = thread_state<P, !LOG>(v);
     const max_sum cta = block_combine(mine);
     __shared__ max_sum total;
-    if (threadIdx.x == 0) {
-        state_store(states + k, state_word(cta));
-        const unsigned t0 = now_ns();
-        unsigned long long w;
-        while (!published(w = state_load(row_word))) {
-            __nanosleep(64);
-            poll_deadline(t0);
-        }
-        total = word_state(w);
-    }
+    if (threadIdx.x == 0) total = flag_exchange(state, row_word, cta);
     __syncthreads();
     write_chunk<T, LOG, P>(d_out + c.row * cols, cols, c, v, mine.m, total);
-    // after the writes: the count's round trip is off the way to them
-    if (threadIdx.x == 0) {
-        const size_t q = blockIdx.x / chunks; // the row again: fewer registers held over
-        unsigned long long *word = d_words + rows * (size_t)chunks + q; // the writes
-        unsigned *readers = reinterpret_cast<unsigned *>(d_words + rows * (size_t)chunks + rows);
-        if (atomicAdd(readers + 2 * q, 1u) == (unsigned)chunks - 1) { // every CTA has it
-            state_store(word, 0ull);
-            readers[2 * q] = 0;
-        }
-    }
+    // after the writes: the count's round trip is off the way to them (the row again: fewer
+    // registers held over the writes)
+    if (threadIdx.x == 0) flag_count_reader(d_words, rows, chunks, blockIdx.x / chunks);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -807,18 +826,28 @@ static __device__ __forceinline__ void ragged_slots(const T *x, size_t cols, con
     buf[l] = *reinterpret_cast<const uint4 *>(&pk.word);
 }
 
-template <typename T, bool LOG>
+// FLAGS: the K CTAs of a row are no cluster but swap their states as the flag path's do (a
+// cooperative launch, rows x K CTAs then the merging CTAs, each CTA a row, one buffer; the flag
+// path's workspace in d_words). Otherwise d_words is unused.
+template <typename T, bool LOG, bool FLAGS>
 static __global__ void __launch_bounds__(1024, 1)
     softmax_stream(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, size_t cols,
-                   int chunks, unsigned chunk_slots, int nbuf)
+                   int chunks, unsigned chunk_slots, int nbuf, unsigned long long *d_words)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int P = PACK_BYTES / (int)sizeof(T);
     extern __shared__ uint4 smem_slots[]; // nbuf buffers of chunk_slots 16-byte slots
     __shared__ __align__(8) uint64_t bar[2];
     __shared__ max_sum cta_state[2];
-    const unsigned k = blockIdx.x % chunks; // the CTA's rank in its cluster
-    const size_t first_row = blockIdx.x / chunks, n_groups = gridDim.x / chunks;
+    const size_t data_ctas = FLAGS ? rows * (size_t)chunks : gridDim.x;
+    if (FLAGS && blockIdx.x >= data_ctas) { // a merging CTA: a warp a row
+        const size_t r =
+            (blockIdx.x - data_ctas) * (blockDim.x / WARP_SIZE) + threadIdx.x / WARP_SIZE;
+        if (r < rows) flag_merge_row(d_words, rows, chunks, r, threadIdx.x % WARP_SIZE);
+        return;
+    }
+    const unsigned k = blockIdx.x % chunks; // the CTA's rank in its cluster (or row)
+    const size_t first_row = blockIdx.x / chunks, n_groups = data_ctas / chunks;
     const unsigned warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
     if (threadIdx.x == 0) {
         mbar_init(&bar[0]);
@@ -870,7 +899,13 @@ static __global__ void __launch_bounds__(1024, 1)
             }
         }
         max_sum row = block_combine({m, s});
-        if (chunks > 1) { // the cluster's K states, through distributed shared memory
+        if (FLAGS) { // the row's K states, through global memory
+            if (threadIdx.x == 0)
+                cta_state[0] = flag_exchange(d_words + r * chunks + k,
+                                             d_words + rows * (size_t)chunks + r, row);
+            __syncthreads();
+            row = cta_state[0];
+        } else if (chunks > 1) { // the cluster's K states, through distributed shared memory
             cg::cluster_group cluster = cg::this_cluster();
             if (threadIdx.x == 0) cta_state[it & 1] = row;
             cluster.sync();
@@ -902,10 +937,11 @@ static __global__ void __launch_bounds__(1024, 1)
                 }
             }
         }
+        if (FLAGS && threadIdx.x == 0) flag_count_reader(d_words, rows, chunks, r);
         __syncthreads(); // the buffer is free for the TMA again
     }
     // a CTA's shared memory must outlive every read of it by the cluster
-    if (chunks > 1) cg::this_cluster().sync();
+    if (!FLAGS && chunks > 1) cg::this_cluster().sync();
 #endif
 }
 
@@ -1274,6 +1310,14 @@ static size_t stream_resident(const gpu_t &g, const void *kernel, int chunks, in
     return active_clusters(kernel, chunks, threads, smem);
 }
 
+// Threads of a stream CTA: about 8 slots each, 128 to 512 (REDUCE_STREAM_THREADS sets them).
+static int stream_threads(size_t chunk_slots)
+{
+    size_t t = ceil_div(ceil_div(chunk_slots, 8), (size_t)WARP_SIZE) * WARP_SIZE;
+    t = t < 128 ? 128 : t > 512 ? 512 : t;
+    return env_knob("REDUCE_STREAM_THREADS", (int)t, 64, 1024, WARP_SIZE);
+}
+
 // The stream plan for rows of `cols` elements in 16-byte slots of P, or false. K: the fewest CTAs
 // whose shared memory holds the row (a cluster when K > 1); false when that exceeds the largest
 // cluster, or when rows x K CTAs would leave SMs without one (few rows: the CTA path cuts each
@@ -1316,10 +1360,7 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     if (k < k_fit || k > kmax) return false;
     sp->chunks = (int)k;
     sp->chunk_slots = (unsigned)ceil_div(slots, k);
-    const size_t per = ceil_div((size_t)sp->chunk_slots, 8);
-    size_t t = ceil_div(per, (size_t)WARP_SIZE) * WARP_SIZE;
-    t = t < 128 ? 128 : t > 512 ? 512 : t;
-    sp->threads = env_knob("REDUCE_STREAM_THREADS", (int)t, 64, 1024, WARP_SIZE);
+    sp->threads = stream_threads(sp->chunk_slots);
     sp->nbuf = 1;
     sp->smem = (size_t)sp->chunk_slots * PACK_BYTES;
     size_t resident = stream_resident(g, kernel, sp->chunks, sp->threads, sp->smem);
@@ -1350,17 +1391,25 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     return sp->groups * (size_t)sp->chunks <= MAX_GRID_X;
 }
 
-template <typename T, bool LOG>
+// FLAGS: the flag path's exchange (d_words its workspace) in a cooperative launch.
+template <typename T, bool LOG, bool FLAGS = false>
 static cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t cols,
-                                 const stream_plan_t &sp, cudaStream_t s)
+                                 const stream_plan_t &sp, cudaStream_t s,
+                                 unsigned long long *d_words = nullptr)
 {
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
-    cfg.gridDim = dim3((unsigned)(sp.groups * sp.chunks));
+    cfg.gridDim =
+        dim3((unsigned)(sp.groups * sp.chunks + (FLAGS ? flag_mergers(rows, sp.threads) : 0)));
     cfg.blockDim = dim3(sp.threads);
     cfg.dynamicSmemBytes = sp.smem;
     cfg.stream = s;
-    if (sp.chunks > 1) {
+    if (FLAGS) {
+        attr[0].id = cudaLaunchAttributeCooperative;
+        attr[0].val.cooperative = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+    } else if (sp.chunks > 1) {
         attr[0].id = cudaLaunchAttributeClusterDimension;
         attr[0].val.clusterDim.x = sp.chunks;
         attr[0].val.clusterDim.y = 1;
@@ -1371,8 +1420,10 @@ static cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t co
     size_t n_rows = rows, n_cols = cols;
     int n_chunks = sp.chunks, n_buf = sp.nbuf;
     unsigned n_slots = sp.chunk_slots;
-    void *params[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols, &n_chunks, &n_slots, &n_buf};
-    cudaError_t err = cudaLaunchKernelExC(&cfg, (const void *)softmax_stream<T, LOG>, params);
+    void *params[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols,
+                      &n_chunks,     &n_slots,       &n_buf,  (void *)&d_words};
+    cudaError_t err =
+        cudaLaunchKernelExC(&cfg, (const void *)softmax_stream<T, LOG, FLAGS>, params);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
 
@@ -1408,6 +1459,41 @@ static bool flags_fit(const gpu_t &g, size_t rows, const plan_t &p, const void *
     return fit;
 }
 
+// Split plan p on the stream kernel in one cooperative launch (the flag path's exchange): its K
+// CTAs a row each hold their chunk in shared memory (the TMA's) instead of registers, so they
+// are resident at once where the register-holding CTAs are not (32 x 128256 float: 512 CTAs of
+// 256 threads at 96 registers, two an SM). False when the chunk exceeds one CTA's shared memory,
+// when not every CTA fits at once, or on a GPU without bulk copies or cooperative launch.
+// The flag path's workspace, with the same K. REDUCE_STREAM_FLAGS_K (measurements) takes fewer;
+// REDUCE_FLAGS=0 turns this off as well (the two kernels).
+template <typename T, bool LOG>
+static bool plan_stream_flags(const gpu_t &g, size_t rows, size_t cols, const plan_t &p,
+                              const void *d_ws, stream_plan_t *sp)
+{
+    constexpr int P = full_pack<T>();
+    if (p.path != PATH_SPLIT || d_ws == nullptr || !g.coop || g.cc_major < 9 ||
+        !env_knob("REDUCE_FLAGS", 1, 0, 1))
+        return false;
+    const void *kernel = (const void *)softmax_stream<T, LOG, true>;
+    const size_t limit = stream_smem_limit(g, kernel);
+    const size_t slots = ceil_div(cols + P - 1, (size_t)P); // any alignment of the row
+    sp->chunks = env_knob("REDUCE_STREAM_FLAGS_K", p.chunks, 2, p.chunks);
+    sp->chunk_slots = (unsigned)ceil_div(slots, (size_t)sp->chunks);
+    sp->smem = (size_t)sp->chunk_slots * PACK_BYTES;
+    if (sp->smem > limit) return false;
+    sp->threads = stream_threads(sp->chunk_slots);
+    sp->nbuf = 1;
+    sp->loop = false;
+    sp->groups = rows;
+    int per_sm = 0;
+    const bool fit =
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, sp->threads, sp->smem) ==
+            cudaSuccess &&
+        rows * (size_t)sp->chunks + flag_mergers(rows, sp->threads) <= (size_t)per_sm * g.sms;
+    (void)cudaGetLastError();
+    return fit;
+}
+
 template <typename T, bool LOG, int P>
 static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, void *d_ws,
                             const gpu_t &g, cudaStream_t s)
@@ -1435,8 +1521,8 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     }
     if constexpr (P == full_pack<T>()) {
         stream_plan_t sp;
-        if (stream_wanted(g, p) && plan_stream(g, (const void *)softmax_stream<T, LOG>, rows, cols,
-                                               P, stream_knob() == 1, &sp)) {
+        if (stream_wanted(g, p) && plan_stream(g, (const void *)softmax_stream<T, LOG, false>, rows,
+                                               cols, P, stream_knob() == 1, &sp)) {
             say_plan("07_softmax/dispatch", rows, cols,
                      sp.nbuf == 2 ? "stream (shared memory, looping, 2 buffers)"
                      : sp.loop    ? "stream (shared memory, looping)"
@@ -1448,6 +1534,21 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     // The split plan in one cooperative launch when every CTA of it can be resident at once
     // (REDUCE_FLAGS=0: the two kernels, for measurements).
     const bool flags = flags_fit<T, LOG, P>(g, rows, p, d_ws);
+    if constexpr (P == full_pack<T>()) {
+        // Else the same plan on the stream kernel, in one launch as well, when all of its CTAs
+        // fit (REDUCE_STREAM_FLAGS=0: never; 1: in place of the flag path too, measurements).
+        const int want = env_knob("REDUCE_STREAM_FLAGS", -1, 0, 1);
+        stream_plan_t sp;
+        if ((want == 1 || (want < 0 && !flags)) &&
+            plan_stream_flags<T, LOG>(g, rows, cols, p, d_ws, &sp)) {
+            say_plan("07_softmax/dispatch", rows, cols, "stream, one launch (flags)", sp.chunks,
+                     sp.threads, sizeof(T), P);
+            const cudaError_t e = stream_launch<T, LOG, true>(
+                d_in, d_out, rows, cols, sp, s, static_cast<unsigned long long *>(d_ws));
+            if (e == cudaSuccess) return e;
+            (void)cudaGetLastError(); // refused after all: the split path below
+        }
+    }
     say_plan("07_softmax/dispatch", rows, cols,
              p.path == PATH_CTA ? (p.chunks > 1 ? "cluster" : "block per row")
              : flags            ? "split, one launch (flags)"
@@ -1565,8 +1666,8 @@ size_t dispatch_smem_edges(size_t elem_bytes, size_t *cols, size_t max)
 {
     gpu_t g;
     if (current_gpu(&g) != cudaSuccess || g.cc_major < 9 || !g.clusters) return 0;
-    const void *kernel = elem_bytes == 4 ? (const void *)softmax_stream<float, false>
-                                         : (const void *)softmax_stream<__half, false>;
+    const void *kernel = elem_bytes == 4 ? (const void *)softmax_stream<float, false, false>
+                                         : (const void *)softmax_stream<__half, false, false>;
     const size_t per_slot = PACK_BYTES / elem_bytes,
                  slots = stream_smem_limit(g, kernel) / PACK_BYTES;
     // a row of c columns takes at most ceil((c + P - 1) / P) slots: the longest with s slots

@@ -753,6 +753,19 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
     cases += softmax_shape(8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
     cases += softmax_shape(3, 20000, RANDOM_ONLY, 0, 0);
     unsetenv("REDUCE_STREAM");
+    /* the split plan on the stream kernel in one launch (its CTAs' states through the flag
+       path's workspace), which the dispatcher takes where the flag path's register-holding CTAs
+       cannot all be resident (32 x 128256 float on an H100), and REDUCE_STREAM_FLAGS=1
+       (measurements) wherever it fits: one ragged row, a few, two chunks a row of 200 KB (float) */
+    cases += softmax_shape(32, 128257, RANDOM_ONLY, 1, 1);
+    setenv("REDUCE_STREAM_FLAGS", "1", 1);
+    cases += softmax_shape(1, 262147, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += softmax_shape(8, 131072, RANDOM_AND_TWO_HOT, 0, 0);
+    cases += softmax_shape(3, 262147, RANDOM_ONLY, 3, 3);
+    setenv("REDUCE_STREAM_FLAGS_K", "2", 1);
+    cases += softmax_shape(2, 100003, RANDOM_AND_TWO_HOT, 1, 1);
+    unsetenv("REDUCE_STREAM_FLAGS_K");
+    unsetenv("REDUCE_STREAM_FLAGS");
     if (full) {
         cases += softmax_shape(1100, 32769, RANDOM_ONLY, 0, 0);
         cases += softmax_shape(5, 1 << 21, RANDOM_ONLY, 1, 1);
