@@ -16,7 +16,8 @@
 # --rows 1 --cols 262147 and --rows 8 --cols 131075 (the split paths), and the dispatch variant at
 # --rows 300 --cols 16389,50257,60001 (the stream path: a CTA a row, a cluster looping over the
 # rows), then at --cols 50257 with REDUCE_STREAM_LOOP=1 (CTAs looping: one buffer in float, two in
-# 16-bit types); a run line may start with VAR=VALUE words, set for that run. racecheck costs about
+# 16-bit types), at --rows 32 --cols 128257 and, with REDUCE_STREAM_FLAGS=1, --rows 8 --cols 131075
+# (the split plan on the stream kernel in one launch); a run line may start with VAR=VALUE words, set for that run. racecheck costs about
 # 11x a plain run: it drops the largest sum and checks softmax at 5 rows. memcheck also runs
 # the gpu suite (build/test_gpu, GPU_TEST_QUICK=1, GPU_TEST_STAGES when narrowed);
 # --baselines adds the baselines program.
@@ -67,6 +68,10 @@ runs_for() { # TOOL PROGRAM
         if [ -n "$has_dispatch" ]; then
             echo "$sel --variant dispatch --rows 300 --cols 16389,50257,60001"
             echo "REDUCE_STREAM_LOOP=1 $sel --variant dispatch --rows 300 --cols 50257"
+            # the split plan on the stream kernel in one launch: the default where the register
+            # flags do not fit (float at 32 x 128257 on an H100), then forced in every dtype
+            echo "$sel --variant dispatch --rows 32 --cols 128257"
+            echo "REDUCE_STREAM_FLAGS=1 $sel --variant dispatch --rows 8 --cols 131075"
         fi
     done
 }
