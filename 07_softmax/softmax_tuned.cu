@@ -689,13 +689,49 @@ static __device__ __forceinline__ void flag_count_reader(unsigned long long *d_w
     }
 }
 
-template <typename T, bool LOG, int P>
+// A row of at most 32 chunks gathers instead (no merging warps, one trip to L2 fewer): the first
+// warp of each of its CTAs loads the row's states, one a lane, loads again those not published
+// yet until all are, and merges them as the merging warp would (lane i state i, the same
+// butterfly: the same bits). Each CTA counts itself after its writes; the last puts the states
+// and the count back to 0 (the row's word stays 0). With more chunks every CTA's polls of every
+// state cost more than the trip saves: at one row of 262144 (128 a row) the gather measured
+// 46-51% of the copy against 58-64% with the merging warps, at 32 x 128256 bfloat16 (16 a row)
+// 61-64% against 57-58% (plots/reference/dispatch/flag_exchange/gather/). The host decides
+// (flag_gathers).
+
+static __device__ __forceinline__ max_sum flag_gather_row(const unsigned long long *states,
+                                                          int chunks, unsigned lane)
+{
+    const unsigned t0 = now_ns();
+    unsigned long long w = (int)lane < chunks ? state_load(states + lane) : ~0ull;
+    while (!__all_sync(FULL_MASK, published(w))) {
+        poll_deadline(t0);
+        if (!published(w)) w = state_load(states + lane);
+    }
+    const max_sum empty = {-INFINITY, 0.0f};
+    return group_combine<WARP_SIZE>((int)lane < chunks ? merge(empty, word_state(w)) : empty);
+}
+
+// The gathering row's count after the writes: the last CTA puts the row's states and the count
+// back to 0.
+static __device__ __forceinline__ void flag_count_gatherer(unsigned long long *d_words, size_t rows,
+                                                           int chunks, size_t r)
+{
+    unsigned *readers = reinterpret_cast<unsigned *>(d_words + rows * (size_t)chunks + rows);
+    if (atomicAdd(readers + 2 * r, 1u) == (unsigned)chunks - 1) {
+        for (int j = 0; j < chunks; ++j) state_store(d_words + r * chunks + j, 0ull);
+        readers[2 * r] = 0;
+    }
+}
+
+// GATHER: the rows gather (at most 32 chunks a row); no merging CTAs are launched.
+template <typename T, bool LOG, int P, bool GATHER>
 static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
     softmax_flags(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, size_t cols,
                   int chunks, size_t chunk_slots, unsigned long long *d_words)
 {
     const size_t data_ctas = rows * (size_t)chunks;
-    if (blockIdx.x >= data_ctas) { // a merging CTA: a warp a row
+    if (!GATHER && blockIdx.x >= data_ctas) { // a merging CTA: a warp a row
         const size_t r =
             (blockIdx.x - data_ctas) * (blockDim.x / WARP_SIZE) + threadIdx.x / WARP_SIZE;
         if (r < rows) flag_merge_row(d_words, rows, chunks, r, threadIdx.x % WARP_SIZE);
@@ -711,12 +747,25 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
     const max_sum mine = thread_state<P, !LOG>(v);
     const max_sum cta = block_combine(mine);
     __shared__ max_sum total;
-    if (threadIdx.x == 0) total = flag_exchange(state, row_word, cta);
+    if (GATHER) {
+        if (threadIdx.x == 0) state_store(state, state_word(cta));
+        if (threadIdx.x < WARP_SIZE) {
+            const max_sum t = flag_gather_row(d_words + r * chunks, chunks, threadIdx.x);
+            if (threadIdx.x == 0) total = t;
+        }
+    } else if (threadIdx.x == 0) {
+        total = flag_exchange(state, row_word, cta);
+    }
     __syncthreads();
     write_chunk<T, LOG, P>(d_out + c.row * cols, cols, c, v, mine.m, total);
     // after the writes: the count's round trip is off the way to them (the row again: fewer
     // registers held over the writes)
-    if (threadIdx.x == 0) flag_count_reader(d_words, rows, chunks, blockIdx.x / chunks);
+    if (threadIdx.x == 0) {
+        if (GATHER)
+            flag_count_gatherer(d_words, rows, chunks, blockIdx.x / chunks);
+        else
+            flag_count_reader(d_words, rows, chunks, blockIdx.x / chunks);
+    }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -826,10 +875,13 @@ static __device__ __forceinline__ void ragged_slots(const T *x, size_t cols, con
     buf[l] = *reinterpret_cast<const uint4 *>(&pk.word);
 }
 
-// FLAGS: the K CTAs of a row are no cluster but swap their states as the flag path's do (a
-// cooperative launch, rows x K CTAs then the merging CTAs, each CTA a row, one buffer; the flag
-// path's workspace in d_words). Otherwise d_words is unused.
-template <typename T, bool LOG, bool FLAGS>
+// How the K CTAs of a row swap their states: EX_CLUSTER, a cluster's distributed shared memory
+// (or K = 1); otherwise they are no cluster and swap them as the flag path's do (a cooperative
+// launch, each CTA a row, one buffer; the flag path's workspace in d_words, unused with
+// EX_CLUSTER): EX_MERGE, rows x K CTAs then the merging CTAs; EX_GATHER, rows x K CTAs that
+// gather (K <= 32).
+enum { EX_CLUSTER, EX_MERGE, EX_GATHER };
+template <typename T, bool LOG, int EX>
 static __global__ void __launch_bounds__(1024, 1)
     softmax_stream(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, size_t cols,
                    int chunks, unsigned chunk_slots, int nbuf, unsigned long long *d_words)
@@ -839,8 +891,9 @@ static __global__ void __launch_bounds__(1024, 1)
     extern __shared__ uint4 smem_slots[]; // nbuf buffers of chunk_slots 16-byte slots
     __shared__ __align__(8) uint64_t bar[2];
     __shared__ max_sum cta_state[2];
+    constexpr bool FLAGS = EX != EX_CLUSTER;
     const size_t data_ctas = FLAGS ? rows * (size_t)chunks : gridDim.x;
-    if (FLAGS && blockIdx.x >= data_ctas) { // a merging CTA: a warp a row
+    if (EX == EX_MERGE && blockIdx.x >= data_ctas) { // a merging CTA: a warp a row
         const size_t r =
             (blockIdx.x - data_ctas) * (blockDim.x / WARP_SIZE) + threadIdx.x / WARP_SIZE;
         if (r < rows) flag_merge_row(d_words, rows, chunks, r, threadIdx.x % WARP_SIZE);
@@ -900,9 +953,16 @@ static __global__ void __launch_bounds__(1024, 1)
         }
         max_sum row = block_combine({m, s});
         if (FLAGS) { // the row's K states, through global memory
-            if (threadIdx.x == 0)
+            if (EX == EX_GATHER) {
+                if (threadIdx.x == 0) state_store(d_words + r * chunks + k, state_word(row));
+                if (warp == 0) {
+                    const max_sum t = flag_gather_row(d_words + r * chunks, chunks, lane);
+                    if (lane == 0) cta_state[0] = t;
+                }
+            } else if (threadIdx.x == 0) {
                 cta_state[0] = flag_exchange(d_words + r * chunks + k,
                                              d_words + rows * (size_t)chunks + r, row);
+            }
             __syncthreads();
             row = cta_state[0];
         } else if (chunks > 1) { // the cluster's K states, through distributed shared memory
@@ -937,7 +997,12 @@ static __global__ void __launch_bounds__(1024, 1)
                 }
             }
         }
-        if (FLAGS && threadIdx.x == 0) flag_count_reader(d_words, rows, chunks, r);
+        if (FLAGS && threadIdx.x == 0) {
+            if (EX == EX_GATHER)
+                flag_count_gatherer(d_words, rows, chunks, r);
+            else
+                flag_count_reader(d_words, rows, chunks, r);
+        }
         __syncthreads(); // the buffer is free for the TMA again
     }
     // a CTA's shared memory must outlive every read of it by the cluster
@@ -1241,6 +1306,7 @@ struct stream_plan_t {
     size_t smem;          // dynamic shared memory a CTA
     size_t groups;        // CTA groups launched (a group a row, or the resident ones looping)
     bool loop;            // the resident groups loop over the rows
+    bool gather;          // stream flags only: the rows gather (no merging CTAs)
 };
 
 // A knob for measurements: an integer from the environment, or dflt. A value that is not an
@@ -1391,16 +1457,29 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     return sp->groups * (size_t)sp->chunks <= MAX_GRID_X;
 }
 
-// FLAGS: the flag path's exchange (d_words its workspace) in a cooperative launch.
-template <typename T, bool LOG, bool FLAGS = false>
+// Whether a flag exchange of `chunks` CTAs a row gathers instead of merging (at most 32 a row;
+// REDUCE_FLAGS_GATHER=0: never, for measurements), and the merging CTAs its launch then adds.
+static bool flag_gathers(int chunks)
+{
+    return chunks <= WARP_SIZE && env_knob("REDUCE_FLAGS_GATHER", 1, 0, 1) == 1;
+}
+
+static size_t flag_extra_ctas(size_t rows, int chunks, int threads)
+{
+    return flag_gathers(chunks) ? 0 : flag_mergers(rows, threads);
+}
+
+// EX other than EX_CLUSTER: the flag path's exchange (d_words its workspace), cooperative launch.
+template <typename T, bool LOG, int EX = EX_CLUSTER>
 static cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t cols,
                                  const stream_plan_t &sp, cudaStream_t s,
                                  unsigned long long *d_words = nullptr)
 {
+    constexpr bool FLAGS = EX != EX_CLUSTER;
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
-    cfg.gridDim =
-        dim3((unsigned)(sp.groups * sp.chunks + (FLAGS ? flag_mergers(rows, sp.threads) : 0)));
+    cfg.gridDim = dim3(
+        (unsigned)(sp.groups * sp.chunks + (EX == EX_MERGE ? flag_mergers(rows, sp.threads) : 0)));
     cfg.blockDim = dim3(sp.threads);
     cfg.dynamicSmemBytes = sp.smem;
     cfg.stream = s;
@@ -1422,8 +1501,7 @@ static cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t co
     unsigned n_slots = sp.chunk_slots;
     void *params[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols,
                       &n_chunks,     &n_slots,       &n_buf,  (void *)&d_words};
-    cudaError_t err =
-        cudaLaunchKernelExC(&cfg, (const void *)softmax_stream<T, LOG, FLAGS>, params);
+    cudaError_t err = cudaLaunchKernelExC(&cfg, (const void *)softmax_stream<T, LOG, EX>, params);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
 
@@ -1451,10 +1529,12 @@ static bool flags_fit(const gpu_t &g, size_t rows, const plan_t &p, const void *
     if (p.path != PATH_SPLIT || d_ws == nullptr || !g.coop || !env_knob("REDUCE_FLAGS", 1, 0, 1))
         return false;
     int per_sm = 0;
-    const bool fit =
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, softmax_flags<T, LOG, P>, p.threads,
-                                                      0) == cudaSuccess &&
-        rows * (size_t)p.chunks + flag_mergers(rows, p.threads) <= (size_t)per_sm * g.sms;
+    const void *kernel = flag_gathers(p.chunks) ? (const void *)softmax_flags<T, LOG, P, true>
+                                                : (const void *)softmax_flags<T, LOG, P, false>;
+    const bool fit = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, p.threads, 0) ==
+                         cudaSuccess &&
+                     rows * (size_t)p.chunks + flag_extra_ctas(rows, p.chunks, p.threads) <=
+                         (size_t)per_sm * g.sms;
     (void)cudaGetLastError();
     return fit;
 }
@@ -1474,10 +1554,12 @@ static bool plan_stream_flags(const gpu_t &g, size_t rows, size_t cols, const pl
     if (p.path != PATH_SPLIT || d_ws == nullptr || !g.coop || g.cc_major < 9 ||
         !env_knob("REDUCE_FLAGS", 1, 0, 1))
         return false;
-    const void *kernel = (const void *)softmax_stream<T, LOG, true>;
-    const size_t limit = stream_smem_limit(g, kernel);
     const size_t slots = ceil_div(cols + P - 1, (size_t)P); // any alignment of the row
     sp->chunks = env_knob("REDUCE_STREAM_FLAGS_K", p.chunks, 2, p.chunks);
+    sp->gather = flag_gathers(sp->chunks);
+    const void *kernel = sp->gather ? (const void *)softmax_stream<T, LOG, EX_GATHER>
+                                    : (const void *)softmax_stream<T, LOG, EX_MERGE>;
+    const size_t limit = stream_smem_limit(g, kernel);
     sp->chunk_slots = (unsigned)ceil_div(slots, (size_t)sp->chunks);
     sp->smem = (size_t)sp->chunk_slots * PACK_BYTES;
     if (sp->smem > limit) return false;
@@ -1486,10 +1568,10 @@ static bool plan_stream_flags(const gpu_t &g, size_t rows, size_t cols, const pl
     sp->loop = false;
     sp->groups = rows;
     int per_sm = 0;
-    const bool fit =
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, sp->threads, sp->smem) ==
-            cudaSuccess &&
-        rows * (size_t)sp->chunks + flag_mergers(rows, sp->threads) <= (size_t)per_sm * g.sms;
+    const bool fit = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, sp->threads,
+                                                                   sp->smem) == cudaSuccess &&
+                     rows * (size_t)sp->chunks + flag_extra_ctas(rows, sp->chunks, sp->threads) <=
+                         (size_t)per_sm * g.sms;
     (void)cudaGetLastError();
     return fit;
 }
@@ -1521,8 +1603,8 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     }
     if constexpr (P == full_pack<T>()) {
         stream_plan_t sp;
-        if (stream_wanted(g, p) && plan_stream(g, (const void *)softmax_stream<T, LOG, false>, rows,
-                                               cols, P, stream_knob() == 1, &sp)) {
+        if (stream_wanted(g, p) && plan_stream(g, (const void *)softmax_stream<T, LOG, EX_CLUSTER>,
+                                               rows, cols, P, stream_knob() == 1, &sp)) {
             say_plan("07_softmax/dispatch", rows, cols,
                      sp.nbuf == 2 ? "stream (shared memory, looping, 2 buffers)"
                      : sp.loop    ? "stream (shared memory, looping)"
@@ -1543,8 +1625,10 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
             plan_stream_flags<T, LOG>(g, rows, cols, p, d_ws, &sp)) {
             say_plan("07_softmax/dispatch", rows, cols, "stream, one launch (flags)", sp.chunks,
                      sp.threads, sizeof(T), P);
-            const cudaError_t e = stream_launch<T, LOG, true>(
-                d_in, d_out, rows, cols, sp, s, static_cast<unsigned long long *>(d_ws));
+            unsigned long long *words = static_cast<unsigned long long *>(d_ws);
+            const cudaError_t e =
+                sp.gather ? stream_launch<T, LOG, EX_GATHER>(d_in, d_out, rows, cols, sp, s, words)
+                          : stream_launch<T, LOG, EX_MERGE>(d_in, d_out, rows, cols, sp, s, words);
             if (e == cudaSuccess) return e;
             (void)cudaGetLastError(); // refused after all: the split path below
         }
@@ -1584,10 +1668,12 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
         int n_chunks = p.chunks;
         void *args[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols,
                         &n_chunks,     &n_slots,       &words};
+        const bool gather = flag_gathers(p.chunks);
         cudaError_t e = cudaLaunchCooperativeKernel(
-            (const void *)softmax_flags<T, LOG, P>,
-            dim3((unsigned)(rows * p.chunks + flag_mergers(rows, p.threads))), dim3(p.threads),
-            args, 0, s);
+            gather ? (const void *)softmax_flags<T, LOG, P, true>
+                   : (const void *)softmax_flags<T, LOG, P, false>,
+            dim3((unsigned)(rows * p.chunks + (gather ? 0 : flag_mergers(rows, p.threads)))),
+            dim3(p.threads), args, 0, s);
         if (e == cudaSuccess) return cudaGetLastError();
         (void)cudaGetLastError(); // refused after all: the two kernels below
     }
@@ -1666,8 +1752,8 @@ size_t dispatch_smem_edges(size_t elem_bytes, size_t *cols, size_t max)
 {
     gpu_t g;
     if (current_gpu(&g) != cudaSuccess || g.cc_major < 9 || !g.clusters) return 0;
-    const void *kernel = elem_bytes == 4 ? (const void *)softmax_stream<float, false, false>
-                                         : (const void *)softmax_stream<__half, false, false>;
+    const void *kernel = elem_bytes == 4 ? (const void *)softmax_stream<float, false, EX_CLUSTER>
+                                         : (const void *)softmax_stream<__half, false, EX_CLUSTER>;
     const size_t per_slot = PACK_BYTES / elem_bytes,
                  slots = stream_smem_limit(g, kernel) / PACK_BYTES;
     // a row of c columns takes at most ceil((c + P - 1) / P) slots: the longest with s slots

@@ -764,8 +764,19 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
     cases += softmax_shape(3, 262147, RANDOM_ONLY, 3, 3);
     setenv("REDUCE_STREAM_FLAGS_K", "2", 1);
     cases += softmax_shape(2, 100003, RANDOM_AND_TWO_HOT, 1, 1);
+    /* rows of at most 32 CTAs gather their states (no merging warps): each side of 32 */
+    setenv("REDUCE_STREAM_FLAGS_K", "32", 1);
+    cases += softmax_shape(1, 262147, RANDOM_AND_TWO_HOT, 1, 1);
+    setenv("REDUCE_STREAM_FLAGS_K", "33", 1);
+    cases += softmax_shape(1, 262147, RANDOM_ONLY, 1, 1);
     unsetenv("REDUCE_STREAM_FLAGS_K");
     unsetenv("REDUCE_STREAM_FLAGS");
+    /* the flag path in registers with 28 CTAs a row (they gather), then 32 x 128257 with the
+       gather off (the merging warps at 16 CTAs a row, both flag kernels) */
+    cases += softmax_shape(2, 100003, RANDOM_AND_TWO_HOT, 1, 1);
+    setenv("REDUCE_FLAGS_GATHER", "0", 1);
+    cases += softmax_shape(32, 128257, RANDOM_ONLY, 1, 1);
+    unsetenv("REDUCE_FLAGS_GATHER");
     if (full) {
         cases += softmax_shape(1100, 32769, RANDOM_ONLY, 0, 0);
         cases += softmax_shape(5, 1 << 21, RANDOM_ONLY, 1, 1);
