@@ -750,7 +750,14 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
     if (GATHER) {
         if (threadIdx.x == 0) state_store(state, state_word(cta));
         if (threadIdx.x < WARP_SIZE) {
-            const max_sum t = flag_gather_row(d_words + r * chunks, chunks, threadIdx.x);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+            // (the row's states from the CTA's own: on sm_75 the other form spills 12 to 16
+            // bytes in 16-bit softmax, on sm_90 this one takes up to 32 more registers)
+            const unsigned long long *states = state - k;
+#else
+            const unsigned long long *states = d_words + r * chunks;
+#endif
+            const max_sum t = flag_gather_row(states, chunks, threadIdx.x);
             if (threadIdx.x == 0) total = t;
         }
     } else if (threadIdx.x == 0) {
