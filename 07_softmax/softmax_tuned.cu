@@ -1691,7 +1691,13 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     if (err != cudaSuccess) return err;
     softmax_split_write<T, LOG, P><<<(unsigned)(rows * p.chunks), p.threads, 0, s>>>(
         d_in, d_out, cols, p.chunks, p.chunk_slots, state);
-    return cudaGetLastError();
+    err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+    // The one-launch paths keep their counts in this scratch and find them zero only if every
+    // launch before leaves it zero (softmax_tuned.h): a state left here could sit where a later,
+    // smaller flag launch counts its readers, and that count would never come round to reset
+    // its row. The states go back to 0 once the write kernel has read them (stream order).
+    return cudaMemsetAsync(d_ws, 0, rows * (size_t)p.chunks * sizeof(max_sum), s);
 }
 
 // The whole dispatcher. Packs need each row's input and output to sit at the same offset from a
