@@ -17,9 +17,9 @@
 # --rows 300 --cols 16389,50257,60001 (the stream path: a CTA a row, a cluster looping over the
 # rows), then at --cols 50257 with REDUCE_STREAM_LOOP=1 (CTAs looping: one buffer in float, two in
 # 16-bit types), at --rows 32 --cols 128257 and, with REDUCE_STREAM_FLAGS=1, --rows 8 --cols 131075
-# (the split plan on the stream kernel in one launch); a run line may start with VAR=VALUE words, set for that run. racecheck costs about
-# 11x a plain run: it drops the largest sum and checks softmax at 5 rows. memcheck also runs
-# the gpu suite (build/test_gpu, GPU_TEST_QUICK=1, GPU_TEST_STAGES when narrowed);
+# (the split plan on the stream kernel in one launch); a run line may start with VAR=VALUE words,
+# set for that run. racecheck costs about 11x a plain run: it drops the largest sum and checks
+# softmax at 5 rows. memcheck also runs the gpu suite (build/test_gpu, GPU_TEST_QUICK=1, GPU_TEST_STAGES when narrowed);
 # --baselines adds the baselines program.
 # One line per tool and program ("memcheck 05_packed: 0 errors (34 variant checks in 3 runs,
 # 9 s)", or FAILED with the first lines of the report) on stdout and in results/sanitize.txt;
