@@ -19,8 +19,8 @@
 # 16-bit types), at --rows 32 --cols 128257 and, with REDUCE_STREAM_FLAGS=1, --rows 8 --cols 131075
 # (the split plan on the stream kernel in one launch); a run line may start with VAR=VALUE words,
 # set for that run. racecheck costs about 11x a plain run: it drops the largest sum and checks
-# softmax at 5 rows. memcheck also runs the gpu suite (build/test_gpu, GPU_TEST_QUICK=1, GPU_TEST_STAGES when narrowed);
-# --baselines adds the baselines program.
+# softmax at 5 rows. memcheck also runs the gpu suite (build/test_gpu, GPU_TEST_QUICK=1,
+# GPU_TEST_STAGES when narrowed); --baselines adds the baselines program.
 # One line per tool and program ("memcheck 05_packed: 0 errors (34 variant checks in 3 runs,
 # 9 s)", or FAILED with the first lines of the report) on stdout and in results/sanitize.txt;
 # full logs in results/sanitize/. compute-sanitizer is looked for on PATH, in $CUDA_HOME/bin,
