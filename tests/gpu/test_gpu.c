@@ -126,12 +126,14 @@ static int grow(void **p, size_t *cap, size_t bytes)
 }
 
 /* Variants that promise to leave their scratch as they found it, zero: their flags and ticket
-   counters are put back by the kernel itself, so a flag left up would be read as a partial of
-   the next launch. run_case checks every byte after the launches. */
+   counters are put back by the kernel itself (07's split path puts its states back after its
+   second kernel), so a flag or state left behind would be read by the next launch, as a partial
+   or as a count. run_case checks every byte after the launches. */
 static int keeps_scratch_zero(const entry *e)
 {
-    return strcmp(e->stage->dir, "06_coop_groups") == 0 &&
-           (strcmp(e->v->name, "flag_sum") == 0 || strcmp(e->v->name, "dispatch") == 0);
+    const char *dir = e->stage->dir, *name = e->v->name;
+    return (strcmp(dir, "06_coop_groups") == 0 && (strcmp(name, "flag_sum") == 0 || strcmp(name, "dispatch") == 0)) ||
+           (strcmp(dir, "07_softmax") == 0 && strcmp(name, "dispatch") == 0);
 }
 
 /* Set: run_case leaves the scratch as the last launch left it instead of zeroing it first
@@ -785,6 +787,81 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
     CU_ASSERT(cases > 0);
 }
 
+/* One scratch serves any sequence of shapes (softmax_tuned.h). The split path's two kernels
+   (REDUCE_FLAGS=0; REDUCE_NO_CLUSTERS=1 plans as a GPU without clusters, so every GPU takes the
+   split path) over as many rows as SMs leave at least 7 states a row, more words than the one
+   launch of 2 rows (flags) uses for its states, row words and counts. That launch then runs
+   twice on other data, the scratch never zeroed: a state left by the two kernels would sit in
+   its reader count, which would never come round to reset the row, and the second launch would
+   read the first one's states as published. Each dtype and op of the dispatcher, each launch on
+   data of its own, each result checked, and the scratch checked to be zero after each launch
+   (keeps_scratch_zero). */
+static void test_softmax_dispatch_leaves_a_scratch_any_later_shape_can_use(void)
+{
+    if (quick || nothing_to_test(OP_SOFTMAX, 1)) return;
+    const size_t cols = 100003, rows[3] = {(size_t)sm_count, 2, 2};
+    size_t ne = collect(OP_SOFTMAX, 1, ents, 512), cases = 0;
+    float *x[3], *got = malloc(rows[0] * cols * 4);
+    double *ref[3][2];
+    typed_input t[3];
+    for (int k = 0; k < 3; k++) {
+        const size_t n = rows[k] * cols;
+        x[k] = malloc(n * 4);
+        /* the middle launch's rows spread less: a state of it read by the last launch moves that
+           row's sum by far more than any rounding bound */
+        fill_uniform(x[k], n, k == 1 ? -1.0f : -5.0f, k == 1 ? 1.0f : 5.0f, 977 + 31 * (uint64_t)k);
+        round_to_all_types(x[k], n);
+        for (int lg = 0; lg < 2; lg++) {
+            ref[k][lg] = malloc(n * sizeof(double));
+            ref_softmax_rows(x[k], rows[k], cols, lg, ref[k][lg]);
+        }
+        t[k] = typed_of(x[k], n);
+    }
+    setenv("REDUCE_NO_CLUSTERS", "1", 1);
+    for (size_t j = 0; j < ne; j++) {
+        const variant_t *v = ents[j].v;
+        if (strcmp(ents[j].stage->dir, "07_softmax") != 0 || strcmp(v->name, "dispatch") != 0) continue;
+        const int is_log = v->op == OP_LOGSOFTMAX;
+        size_t most = 0;
+        for (int k = 0; k < 3; k++) {
+            const size_t w = v->workspace_bytes ? v->workspace_bytes(rows[k], cols) : 0;
+            most = w > most ? w : most;
+        }
+        /* one allocation for all three launches (grow would hand the later ones a new, unzeroed
+           one), zero before the first */
+        CU_ASSERT_FATAL(grow(&d_ws, &ws_cap, most + 16) == 0 && cudaMemset(d_ws, 0, ws_cap) == cudaSuccess);
+        for (int k = 0; k < 3; k++) {
+            static const char *what[3] = {"two kernels, many rows", "then one launch, 2 rows",
+                                          "the same launch again, other data"};
+            if (k == 0) setenv("REDUCE_FLAGS", "0", 1);
+            keep_scratch = k > 0;
+            const int rc =
+                run_case(&ents[j], typed_for(&t[k], v->in_type), rows[k], cols, 1, 1, 0xFF, 0, got, what[k]);
+            keep_scratch = 0;
+            unsetenv("REDUCE_FLAGS");
+            cases++;
+            if (rc > 0) break; /* skipped: a feature this GPU lacks */
+            if (rc < 0) continue; /* recorded; the next launch shows what it leads to */
+            check_result res = check_softmax_against(got, ref[k][is_log], rows[k], cols, is_log, v->out_type);
+            if (!res.ok) {
+                char msg[256];
+                format_check_failure(&res, msg, sizeof msg);
+                FAIL_CASE("%s/%s %s %s %zux%zu (%s): %s", ents[j].stage->dir, v->name,
+                          is_log ? "logsoftmax" : "softmax", dtype_name(v->in_type), rows[k], cols, what[k], msg);
+            }
+        }
+    }
+    unsetenv("REDUCE_NO_CLUSTERS");
+    for (int k = 0; k < 3; k++) {
+        typed_free(&t[k]);
+        free(x[k]);
+        free(ref[k][0]);
+        free(ref[k][1]);
+    }
+    free(got);
+    CU_ASSERT(cases > 0);
+}
+
 /* ------------------------------------------------------------------------------------------- */
 /* The ceilings                                                                                */
 
@@ -848,6 +925,7 @@ TIMED(test_every_rowsum_variant_meets_the_rounding_bound)
 TIMED(test_every_rowsum_variant_is_exact_without_clusters)
 TIMED(test_every_softmax_variant_matches_the_reference_on_awkward_shapes)
 TIMED(test_every_softmax_variant_is_right_at_each_threshold)
+TIMED(test_softmax_dispatch_leaves_a_scratch_any_later_shape_can_use)
 TIMED(test_read_stream_xors_every_word_and_copy_copies_every_byte)
 
 int main(void)
@@ -883,6 +961,8 @@ int main(void)
          test_every_softmax_variant_matches_the_reference_on_awkward_shapes_timed},
         {"every softmax variant is right on both sides of each threshold",
          test_every_softmax_variant_is_right_at_each_threshold_timed},
+        {"softmax dispatch leaves a scratch any later shape can use (two kernels, then one launch twice)",
+         test_softmax_dispatch_leaves_a_scratch_any_later_shape_can_use_timed},
         CU_TEST_INFO_NULL,
     };
     static CU_TestInfo ceiling_tests[] = {
