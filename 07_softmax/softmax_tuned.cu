@@ -532,8 +532,8 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 }
 
 // Split path, second kernel: the row's state from its chunks (in index order, the same in every
-// CTA), then the chunk again (from L2 when it is still there) and its outputs. Its states stay in
-// the workspace; the flag path does not read them as published (their sign bit, below).
+// CTA), then the chunk again (from L2 when it is still there) and its outputs. cta_path puts the
+// states back to 0 after it (a memset in stream order), as every launch leaves the workspace.
 template <typename T, bool LOG, int P>
 static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
     softmax_split_write(const T *__restrict__ d_in, T *__restrict__ d_out, size_t cols, int chunks,
@@ -553,9 +553,9 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 
 // Flag path: the split path's chunks in one launch instead of two, each chunk read once. A
 // CTA's (max, sum) travels as one 64-bit word: the max's bits low, the negated sum's high. A sum
-// is never negative and never -0, so -s has its sign bit set: bit 63 is the word's flag. A 0 left
-// by a flag launch, and a state the split path's two kernels left ({max, sum}: bit 63 clear), both
-// read as not published yet.
+// is never negative and never -0, so -s has its sign bit set: bit 63 is the word's flag. A 0, as
+// every launch leaves the workspace, reads as not published yet, and so would a state of the
+// split path's two kernels ({max, sum}: bit 63 clear).
 static __device__ __forceinline__ bool published(unsigned long long w) { return (w >> 63) != 0; }
 static __device__ __forceinline__ unsigned long long state_load(const unsigned long long *p)
 {
@@ -1692,12 +1692,14 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     softmax_split_write<T, LOG, P><<<(unsigned)(rows * p.chunks), p.threads, 0, s>>>(
         d_in, d_out, cols, p.chunks, p.chunk_slots, state);
     err = cudaGetLastError();
-    if (err != cudaSuccess) return err;
     // The one-launch paths keep their counts in this scratch and find them zero only if every
     // launch before leaves it zero (softmax_tuned.h): a state left here could sit where a later,
     // smaller flag launch counts its readers, and that count would never come round to reset
-    // its row. The states go back to 0 once the write kernel has read them (stream order).
-    return cudaMemsetAsync(d_ws, 0, rows * (size_t)p.chunks * sizeof(max_sum), s);
+    // its row. The states go back to 0 once the write kernel has read them (stream order), and
+    // also when that kernel could not be launched, since the first one has written them.
+    const cudaError_t cleared =
+        cudaMemsetAsync(d_ws, 0, rows * (size_t)p.chunks * sizeof(max_sum), s);
+    return err != cudaSuccess ? err : cleared;
 }
 
 // The whole dispatcher. Packs need each row's input and output to sit at the same offset from a
@@ -1707,7 +1709,8 @@ template <typename T, bool LOG>
 static cudaError_t dispatch(const void *in, void *out, size_t rows, size_t cols, void *d_ws,
                             cudaStream_t s)
 {
-    if (rows == 0 || cols == 0) return cudaErrorInvalidValue;
+    // the exchange's words are 64-bit (softmax_tuned.h)
+    if (rows == 0 || cols == 0 || (uintptr_t)d_ws % 8 != 0) return cudaErrorInvalidValue;
     gpu_t g;
     cudaError_t err = current_gpu(&g);
     if (err != cudaSuccess) return err;

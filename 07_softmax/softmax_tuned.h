@@ -15,10 +15,12 @@ extern "C" {
 int supports_dispatch(size_t rows, size_t cols);
 
 // Scratch the dispatcher may use (the split path on GPUs without clusters, or rows longer than
-// a cluster holds): an upper bound for any alignment of the pointers; 0 when none is needed.
-// It must be zero before its first launch (cudaMemset once); after that one scratch serves any
-// sequence of shapes, dtypes and ops on one stream, but not two launches that may run at the
-// same time (other streams).
+// a cluster holds): an upper bound for any alignment of the pointers, on the current device (the
+// plan depends on its SM count: size it on the device that launches); 0 when none is needed.
+// It must be 8-byte aligned (cudaMalloc's is; else the launch returns cudaErrorInvalidValue) and
+// zero before its first launch (cudaMemset once); after that one scratch serves any sequence of
+// shapes, dtypes and ops on one stream, but not two launches that may run at the same time
+// (other streams). Every launch leaves it zero, one refused with an error too.
 size_t workspace_dispatch_f32(size_t rows, size_t cols);
 size_t workspace_dispatch_16(size_t rows, size_t cols);
 
