@@ -1075,11 +1075,13 @@ static row_plan plan_block_rows(size_t rows, size_t cols)
     return p;
 }
 
+// Enough for the flagged partials whenever a row takes several blocks, clusters or not: the
+// cluster decision may change between this call and the launch (REDUCE_NO_CLUSTERS), the chunks
+// do not.
 static size_t workspace_dispatch(size_t rows, size_t cols)
 {
     if (cols <= TILE_MAX_COLS) return 0;
-    const row_plan p = plan_block_rows(rows, cols);
-    return p.flags ? flag_workspace(rows, p.chunks) : 0;
+    return flag_workspace(rows, plan_block_rows(rows, cols).chunks);
 }
 
 static cudaError_t launch_block_rows(const float *d_in, float *d_out, size_t rows, size_t cols,
