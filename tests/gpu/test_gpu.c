@@ -817,6 +817,14 @@ static void test_softmax_dispatch_leaves_a_scratch_any_later_shape_can_use(void)
         }
         t[k] = typed_of(x[k], n);
     }
+    /* a scratch off its 8-byte alignment is refused before any work, whatever the shape */
+    if (stage_selected("07_softmax")) {
+        CU_ASSERT_FATAL(grow(&d_ws, &ws_cap, 64) == 0 && grow(&d_in, &in_cap, 4096) == 0 &&
+                        grow(&d_out, &out_cap, 4096) == 0);
+        CU_ASSERT_EQUAL(launch_dispatch_f32(d_in, d_out, 1, 100, (char *)d_ws + 4, stream), cudaErrorInvalidValue);
+        CU_ASSERT_EQUAL(launch_dispatch_bf16_log(d_in, d_out, 1, 2000, (char *)d_ws + 2, stream),
+                        cudaErrorInvalidValue);
+    }
     setenv("REDUCE_NO_CLUSTERS", "1", 1);
     for (size_t j = 0; j < ne; j++) {
         const variant_t *v = ents[j].v;
