@@ -1,0 +1,29 @@
+#!/bin/bash
+# the counted reset in softmax_split_write: 07 suite, the mutant without the count, sanitize on the
+# two-kernel path, and same-run timings: no reset (6929e39: old07), memset (27849f3: mem07), count (this tree)
+export PATH=/usr/local/cuda/bin:$PATH
+export CUNIT_PREFIX=$PWD/.deps/root/usr
+O=/tmp/v3; mkdir -p $O
+nvidia-smi -L | tee $O/gpu.txt
+make -j16 ARCH=sm_90 CUNIT_PREFIX=$CUNIT_PREFIX build/test_gpu build/07_softmax >$O/build.txt 2>&1 || { tail -30 $O/build.txt; exit 1; }
+GPU_TEST_STAGES="07_softmax" build/test_gpu > $O/suite.txt 2>&1; echo "suite rc=$?"; grep -E "Test:|gpu:" $O/suite.txt
+sed 's/    if (threadIdx.x == 0) split_count(d_state, rows, chunks);.*$/    (void)rows;/' 07_softmax/softmax_tuned.cu > 07_softmax/mut_tuned.cu
+diff 07_softmax/softmax_tuned.cu 07_softmax/mut_tuned.cu > $O/mutant.diff; cat $O/mutant.diff
+nvcc -O3 -lineinfo -std=c++17 -gencode arch=compute_90,code=[sm_90,compute_90] -Icommon -Ibaselines -c 07_softmax/mut_tuned.cu -o /tmp/MUT.o >$O/mutbuild.txt 2>&1 || { tail $O/mutbuild.txt; exit 1; }
+rm 07_softmax/mut_tuned.cu
+nvcc -gencode arch=compute_90,code=[sm_90,compute_90] -L/usr/local/cuda/lib64 -Xlinker -rpath=/usr/local/cuda/lib64 build/obj/gpu/test_gpu.o build/obj/gpu/registry.o $(ls build/obj/0[1-6]*/*.o | grep -v _main) build/obj/07_softmax/softmax.o /tmp/MUT.o build/obj/baselines/baselines.o build/libcommon.a $CUNIT_PREFIX/lib/x86_64-linux-gnu/libcunit.a -o /tmp/tg -lcublas -lm -lpthread || exit 1
+GPU_TEST_STAGES=07_softmax timeout 240 /tmp/tg > $O/mutant.txt 2>&1; echo "mutant rc=$?"
+grep -A8 "scratch any later" $O/mutant.txt | cut -c1-180
+for tool in memcheck racecheck synccheck; do
+  REDUCE_NO_CLUSTERS=1 REDUCE_FLAGS=0 timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 build/07_softmax --variant dispatch --rows 64 --cols 100003 --check-only > $O/san_$tool.txt 2>&1; echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $O/san_$tool.txt | head -1)"; done
+run() { local b=$1 sh=$2 dt=$3; timeout 60 $b --variant dispatch --op softmax --dtype $dt --rows ${sh%x*} --cols ${sh#*x} --iters 100 --warmup 10 2>&1 | awk '/^dispatch/{printf "%s/%s/%s", $5,$6,$8} /rror|FAIL/{printf "ERR"}'; }
+SH="24x200000:f32 24x262144:f32 32x151936:f32 32x200000:f32 48x100000:f32 64x100000:f32 64x200000:bf16 96x100000:bf16"
+for rep in 1 2 3; do for x in $SH; do sh=${x%:*}; dt=${x#*:}
+  case $rep in
+  1) echo "$rep $sh $dt none=$(run .devrun/old07 $sh $dt) memset=$(run .devrun/mem07 $sh $dt) count=$(run build/07_softmax $sh $dt)";;
+  2) echo "$rep $sh $dt count=$(run build/07_softmax $sh $dt) none=$(run .devrun/old07 $sh $dt) memset=$(run .devrun/mem07 $sh $dt)";;
+  3) echo "$rep $sh $dt memset=$(run .devrun/mem07 $sh $dt) count=$(run build/07_softmax $sh $dt) none=$(run .devrun/old07 $sh $dt)";;
+  esac
+done; done | tee $O/ab.txt
+cp .devrun/v3.sh $O/
+cd /tmp && tar czf $OUT/v3.tgz v3
