@@ -568,20 +568,25 @@ static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
     flagged_finish(block, v, ticket, row, chunk, chunks, d_slots, d_tickets, d_out);
 }
 
-// flag_sum where every block reads at most one lap (UNROLL packs a thread): no loop at all, each
-// thread's packs are loaded at once, predicated. A full sum only (one row); gridDim.x >= 2 chunks
-// of chunk_len floats.
+// sum_flagged where every block reads at most one lap (UNROLL packs a thread): no loop at all,
+// each thread's packs are loaded at once, predicated; chunks >= 2 chunks of chunk_len floats a
+// row. ROWS: row r's blocks are blockIdx.x = r * chunks + chunk (06's row dispatch); else one
+// row, gridDim.x chunks (flag_sum), without the row's index arithmetic: 40 registers, 6 blocks
+// an SM, where the row form takes 54 (4 blocks an SM).
+template <bool ROWS>
 static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
-    sum_lap(const float *__restrict__ d_in, float *__restrict__ d_out, size_t n, unsigned chunk_len,
-            unsigned long long *d_slots, unsigned *d_tickets)
+    sum_lap(const float *__restrict__ d_in, float *__restrict__ d_out, size_t cols, unsigned chunks,
+            unsigned chunk_len, unsigned long long *d_slots, unsigned *d_tickets)
 {
     const cg::thread_block block = cg::this_thread_block();
-    const unsigned chunks = gridDim.x, chunk = blockIdx.x, rank = block.thread_rank();
+    if (!ROWS) chunks = gridDim.x;
+    const size_t row = ROWS ? blockIdx.x / chunks : 0;
+    const unsigned chunk = ROWS ? blockIdx.x % chunks : blockIdx.x, rank = block.thread_rank();
     unsigned ticket = 0;
-    if (rank == 0) ticket = atomicAdd(d_tickets, 1u);
+    if (rank == 0) ticket = atomicAdd(d_tickets + row, 1u);
     const size_t start = (size_t)chunk * chunk_len;
-    const float *p = d_in + start;
-    const span_split sp = split_span(p, min_size(chunk_len, n - start));
+    const float *p = d_in + row * cols + start;
+    const span_split sp = split_span(p, min_size(chunk_len, cols - start));
     const pack_t *body = reinterpret_cast<const pack_t *>(p + sp.head);
     pack_t x[UNROLL];
 #pragma unroll
@@ -593,7 +598,7 @@ static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) v += pack_sum(x[u]);
     v = block_reduce_cg(block, v);
-    flagged_finish(block, v, ticket, 0, chunk, chunks, d_slots, d_tickets, d_out);
+    flagged_finish(block, v, ticket, row, chunk, chunks, d_slots, d_tickets, d_out);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -930,13 +935,17 @@ struct flag_plan {
     bool lap; // sum_lap, else sum_flagged
 };
 
+// One lap of a block: 256 threads x 4 packs x 4 floats = 4096 floats.
+static constexpr size_t LAP_LEN = (size_t)BLOCK_SIZE * UNROLL * PACK;
+
 static flag_plan plan_flag_sum(size_t n)
 {
     flag_plan p = {1, n, true};
     if (n <= ONE_BLOCK_MAX_N) return p;
     static fill_cache fill_lap, fill_loop;
-    const size_t lap_len = (size_t)BLOCK_SIZE * UNROLL * PACK; // 4096 floats
-    const size_t resident_lap = resident_blocks(&fill_lap, (const void *)sum_lap, BLOCK_SIZE);
+    const size_t lap_len = LAP_LEN;
+    const size_t resident_lap =
+        resident_blocks(&fill_lap, (const void *)sum_lap<false>, BLOCK_SIZE);
     if (ceil_div(n, lap_len) <= resident_lap) {
         cut_chunks(n, resident_lap, lap_len, &p.grid, &p.chunk_len);
         return p;
@@ -963,8 +972,8 @@ static cudaError_t launch_flag_sum(const void *d_in, void *d_out, size_t rows, s
     unsigned *tickets = reinterpret_cast<unsigned *>(ws);
     unsigned long long *slots = reinterpret_cast<unsigned long long *>(ws + flag_tickets_bytes(1));
     if (p.lap)
-        sum_lap<<<p.grid, BLOCK_SIZE, 0, s>>>((const float *)d_in, (float *)d_out, cols,
-                                              (unsigned)p.chunk_len, slots, tickets);
+        sum_lap<false><<<p.grid, BLOCK_SIZE, 0, s>>>((const float *)d_in, (float *)d_out, cols,
+                                                     p.grid, (unsigned)p.chunk_len, slots, tickets);
     else
         sum_flagged<<<p.grid, BLOCK_SIZE, 0, s>>>((const float *)d_in, (float *)d_out, cols, p.grid,
                                                   p.chunk_len, slots, tickets);
@@ -1048,26 +1057,41 @@ static cudaError_t launch_tile_per_row(const void *d_in, void *d_out, size_t row
                             cols, s);
 }
 
-// Blocks per row for long rows: 1 while rows alone give every SM two blocks; else enough
-// chunks to do so, none shorter than one block lap (4096 floats), each a whole number of packs.
-// The chunks of a row are one cluster where the GPU launches a cluster that large (sm_90); else
-// (more chunks than a cluster holds, or no clusters) they finish with flagged partials.
+// Blocks per row for long rows: 1 while rows alone give every SM two blocks. With at most half as
+// many rows as SMs, each row is cut into chunks of at most one lap (LAP_LEN floats, whole packs),
+// a block each (sum_lap: every load of a thread at once, no loop), and a row's chunks finish with
+// flagged partials, for rows of up to LAP_MAX_CHUNKS laps (the last block then adds at most that
+// many partials). Otherwise (up to 2 x SMs rows, longer rows, or REDUCE_ROW_LAP=0) the plan the
+// laps replaced: enough chunks for about 2 blocks an SM, each at least a lap, which loop over
+// their chunk; one cluster a row where the GPU launches one that large (sm_90), else (more chunks
+// than a cluster holds, or no clusters) flagged partials. From SMs / 2 to SMs rows that plan
+// is clusters of 3 or 4 and the laps more blocks than the GPU holds at once: the laps won and
+// lost there by up to 5 points of the read ceiling (README.md, "Few long rows").
+static constexpr unsigned LAP_MAX_CHUNKS = 1024;
+
 struct row_plan {
     unsigned chunks;
     size_t chunk_len;
     bool cluster; // rowsum_chunks in clusters of `chunks` blocks
-    bool flags;   // sum_flagged: the last chunk of a row to start adds the row's partials
+    bool flags;   // the last chunk of a row to start adds the row's partials
+    bool lap;     // flags in sum_lap (chunks of at most one lap), else in sum_flagged
 };
 
-static row_plan plan_block_rows(size_t rows, size_t cols)
+static row_plan plan_block_rows(size_t rows, size_t cols, bool laps)
 {
-    row_plan p = {1, cols, false, false};
+    row_plan p = {1, cols, false, false, false};
     const size_t sms = (size_t)(device_attr(cudaDevAttrMultiProcessorCount) > 0
                                     ? device_attr(cudaDevAttrMultiProcessorCount)
                                     : 1);
     if (rows >= 2 * sms) return p;
-    cut_chunks(cols, ceil_div(2 * sms, rows), (size_t)BLOCK_SIZE * UNROLL * PACK, &p.chunks,
-               &p.chunk_len);
+    if (laps && 2 * rows <= sms) {
+        cut_chunks(cols, LAP_MAX_CHUNKS, LAP_LEN, &p.chunks, &p.chunk_len);
+        if (p.chunk_len <= LAP_LEN) {
+            p.flags = p.lap = p.chunks > 1;
+            return p;
+        }
+    }
+    cut_chunks(cols, ceil_div(2 * sms, rows), LAP_LEN, &p.chunks, &p.chunk_len);
     if (p.chunks == 1) return p;
     const cluster_fit fit = largest_cluster((const void *)rowsum_chunks, BLOCK_SIZE);
     p.cluster = p.chunks <= (unsigned)fit.size;
@@ -1075,29 +1099,44 @@ static row_plan plan_block_rows(size_t rows, size_t cols)
     return p;
 }
 
-// Enough for the flagged partials whenever a row takes several blocks, clusters or not: the
-// cluster decision may change between this call and the launch (REDUCE_NO_CLUSTERS), the chunks
-// do not.
+// REDUCE_ROW_LAP=0: the plan before the laps, for measurements (the gpu suite tests it that way)
+static bool row_laps()
+{
+    const char *v = getenv("REDUCE_ROW_LAP");
+    return !(v && strcmp(v, "0") == 0);
+}
+
+// Enough for the flagged partials whenever a row takes several blocks, in any plan, clusters or
+// not: the knobs (REDUCE_ROW_LAP, REDUCE_NO_CLUSTERS) may change between this call and the
+// launch.
 static size_t workspace_dispatch(size_t rows, size_t cols)
 {
     if (cols <= TILE_MAX_COLS) return 0;
-    return flag_workspace(rows, plan_block_rows(rows, cols).chunks);
+    const size_t a = flag_workspace(rows, plan_block_rows(rows, cols, true).chunks),
+                 b = flag_workspace(rows, plan_block_rows(rows, cols, false).chunks);
+    return a > b ? a : b;
 }
 
 static cudaError_t launch_block_rows(const float *d_in, float *d_out, size_t rows, size_t cols,
                                      void *d_ws, cudaStream_t s)
 {
-    const row_plan p = plan_block_rows(rows, cols);
+    const row_plan p = plan_block_rows(rows, cols, row_laps());
     if (rows * p.chunks > MAX_GRID_X) return cudaErrorInvalidValue;
     const unsigned grid = (unsigned)(rows * p.chunks);
     if (!p.flags)
         return launch_clustered(rowsum_chunks, grid, BLOCK_SIZE, p.cluster ? p.chunks : 1, s, d_in,
                                 d_out, cols, p.chunks, p.chunk_len);
     char *ws = static_cast<char *>(d_ws);
-    sum_flagged<<<grid, BLOCK_SIZE, 0, s>>>(
-        d_in, d_out, cols, p.chunks, p.chunk_len,
-        reinterpret_cast<unsigned long long *>(ws + flag_tickets_bytes(rows)),
-        reinterpret_cast<unsigned *>(ws));
+    unsigned long long *slots =
+        reinterpret_cast<unsigned long long *>(ws + flag_tickets_bytes(rows));
+    unsigned *tickets = reinterpret_cast<unsigned *>(ws);
+    if (p.lap) {
+        sum_lap<true><<<grid, BLOCK_SIZE, 0, s>>>(d_in, d_out, cols, p.chunks,
+                                                  (unsigned)p.chunk_len, slots, tickets);
+        return cudaGetLastError();
+    }
+    sum_flagged<<<grid, BLOCK_SIZE, 0, s>>>(d_in, d_out, cols, p.chunks, p.chunk_len, slots,
+                                            tickets);
     return cudaGetLastError();
 }
 

@@ -418,15 +418,18 @@ typedef struct {
 } shape2;
 
 /* Awkward shapes, and each threshold of 06's dispatch from both sides: tile widths (16, 32,
-   64, 128 columns), tiles to a warp (512), a warp to blocks (4096); few long rows (clusters, and
-   flagged partials past the largest cluster), exactly 2 x SMs rows and 8 x SMs rows of 1000
-   columns (warp tiles or a block per row; added at run time). */
+   64, 128 columns), tiles to a warp (512), a warp to blocks (4096); few long rows (one lap of
+   4096 floats a block: 1, 2 and 3 laps a row, 256 laps (the last block's warp 0 adds the
+   partials) and 257 (the whole block does), 1024 laps (the most) and one float more (the plan
+   for longer rows: chunks of several laps, flagged partials)), exactly 2 x SMs rows and 8 x SMs
+   rows of 1000 columns (warp tiles or a block per row; added at run time). */
 static const shape2 row_shapes[] = {
     {1, 1},     {1, 2},     {1, 3},      {1, 31},     {1, 33},    {1, 1025},  {1, 65537},  {1, 100000},
     {2, 3},     {3, 5},     {7, 1},      {64, 3},     {33, 31},   {5, 1025},  {1000, 32},  {999, 33},
     {4097, 4},  {17, 1024}, {3, 4095},   {2, 100003}, {100003, 1}, {300007, 2}, {65536, 64}, {1000, 16},
     {1000, 17}, {999, 63},  {999, 64},   {999, 65},   {999, 127}, {999, 128}, {999, 129},  {300, 511},
     {300, 512}, {300, 513}, {300, 4095}, {300, 4096}, {300, 4097}, {8, 131075}, {1, 262147}, {3, 1 << 20},
+    {2, 4097},  {2, 8192},  {2, 8193},   {1, 12289},  {1, (1 << 20) + 1}, {1, 1 << 22}, {1, (1 << 22) + 1},
     /* 132 SMs: 17 chunks a row, one past the largest cluster (flagged partials), and 16 (a cluster) */
     {16, 65537}, {16, 65536}, {32, 40000},
     /* aligned rows of 2 and 4 packs a lane (129..256, 257..512 columns) */
@@ -437,14 +440,19 @@ static const shape2 row_shapes[] = {
 static int row_shape_ok(shape2 s) { return !quick || s.rows * s.cols <= 70000; }
 
 /* The shapes of this run: the table, plus rows = 2 x SMs - 1 and 2 x SMs, where dispatch
-   switches between blocks per row and chunks per row. */
+   switches between blocks per row and chunks per row, and SMs / 2 and one more, where it
+   switches from one-lap chunks to the plan before them. */
 static size_t row_shapes_now(shape2 *out, size_t max)
 {
     size_t n = 0;
     for (size_t k = 0; k < ARRAY_LEN(row_shapes) && n < max; k++)
         if (row_shape_ok(row_shapes[k])) out[n++] = row_shapes[k];
-    if (!quick && n + 6 <= max) {
+    if (!quick && n + 8 <= max) {
         size_t r = 2 * (size_t)sm_count;
+        /* each side of SMs / 2 rows: one-lap chunks at and below (7 a row), the plan before the
+           laps above (4 chunks a row on 132 SMs: a cluster of 4, or flagged partials) */
+        out[n++] = (shape2){(size_t)sm_count / 2, 6 * 4096 + 1};
+        out[n++] = (shape2){(size_t)sm_count / 2 + 1, 6 * 4096 + 1};
         out[n++] = (shape2){r - 1, 8193};
         out[n++] = (shape2){r, 8193};
         out[n++] = (shape2){r + 1, 4097};
@@ -462,8 +470,8 @@ static void test_every_rowsum_variant_is_exact_per_row(void)
 {
     if (nothing_to_test(OP_ROWSUM, 0)) return;
     size_t ne = collect(OP_ROWSUM, 0, ents, 512), cases = 0;
-    shape2 shapes[64];
-    size_t ns = row_shapes_now(shapes, 64);
+    shape2 shapes[80];
+    size_t ns = row_shapes_now(shapes, 80);
     for (size_t k = 0; k < ns; k++) {
         shape2 s = shapes[k];
         size_t elems = s.rows * s.cols;
@@ -513,8 +521,8 @@ static void test_every_rowsum_variant_meets_the_rounding_bound(void)
 {
     if (nothing_to_test(OP_ROWSUM, 0)) return;
     size_t ne = collect(OP_ROWSUM, 0, ents, 512), cases = 0;
-    shape2 shapes[64];
-    size_t ns = row_shapes_now(shapes, 64);
+    shape2 shapes[80];
+    size_t ns = row_shapes_now(shapes, 80);
     for (size_t k = 0; k < ns; k++) {
         shape2 s = shapes[k];
         size_t elems = s.rows * s.cols;
@@ -541,16 +549,22 @@ static void test_every_rowsum_variant_meets_the_rounding_bound(void)
     CU_ASSERT(cases > 0);
 }
 
-/* Few long rows as a GPU without clusters sees them (REDUCE_NO_CLUSTERS=1): 06's dispatch
-   then adds the chunks of every row with flagged partials (the last chunk to start adds them). */
+/* Few long rows in the plan that 06's dispatch keeps for rows longer than its laps
+   (REDUCE_ROW_LAP=0 takes it at any length): chunks of several laps that loop, in one cluster a
+   row where they fit one (16 x 65536, 32 x 40000 on 132 SMs), else with flagged partials (the
+   last chunk to start adds them); then the same rows as a GPU without clusters sees them
+   (REDUCE_NO_CLUSTERS=1), flagged partials everywhere. */
 static void test_every_rowsum_variant_is_exact_without_clusters(void)
 {
     if (quick || nothing_to_test(OP_ROWSUM, 0)) return;
     size_t ne = collect(OP_ROWSUM, 0, ents, 512), cases = 0;
-    static const shape2 shapes[] = {{1, 262147}, {8, 131075}, {3, 1 << 20}, {100, 8193}};
-    setenv("REDUCE_NO_CLUSTERS", "1", 1);
-    for (size_t k = 0; k < ARRAY_LEN(shapes); k++) {
-        shape2 s = shapes[k];
+    static const shape2 shapes[] = {{1, 262147}, {8, 131075}, {3, 1 << 20}, {100, 8193},
+                                    {16, 65536}, {32, 40000}};
+    setenv("REDUCE_ROW_LAP", "0", 1);
+    for (size_t k = 0; k < 2 * ARRAY_LEN(shapes); k++) {
+        const int no_clusters = k >= ARRAY_LEN(shapes);
+        if (no_clusters) setenv("REDUCE_NO_CLUSTERS", "1", 1);
+        shape2 s = shapes[k % ARRAY_LEN(shapes)];
         size_t elems = s.rows * s.cols;
         float *x = malloc(elems * 4), *got = malloc(s.rows * 4);
         double *want = malloc(s.rows * sizeof *want);
@@ -559,17 +573,21 @@ static void test_every_rowsum_variant_is_exact_without_clusters(void)
         for (size_t j = 0; j < ne; j++) {
             if (!ents[j].v->supports(s.rows, s.cols)) continue;
             cases++;
-            if (run_case(&ents[j], x, s.rows, s.cols, 1, 0, 0xFF, 1, got, "no clusters")) continue;
+            if (run_case(&ents[j], x, s.rows, s.cols, 1, 0, 0xFF, 1, got,
+                         no_clusters ? "plan before the laps, no clusters" : "plan before the laps"))
+                continue;
             check_result res = check_exact(got, want, s.rows);
             if (!res.ok)
-                FAIL_CASE("%s/%s %zux%zu without clusters: row %zu expected %.1f, got %.9g", ents[j].stage->dir,
-                          ents[j].v->name, s.rows, s.cols, res.index, res.expected, res.actual);
+                FAIL_CASE("%s/%s %zux%zu plan before the laps%s: row %zu expected %.1f, got %.9g",
+                          ents[j].stage->dir, ents[j].v->name, s.rows, s.cols,
+                          no_clusters ? ", no clusters" : "", res.index, res.expected, res.actual);
         }
         free(x);
         free(got);
         free(want);
     }
     unsetenv("REDUCE_NO_CLUSTERS");
+    unsetenv("REDUCE_ROW_LAP");
     CU_ASSERT(cases > 0);
 }
 
@@ -962,7 +980,7 @@ int main(void)
         {"every rowsum variant is exact per row (ints, a moving 1.0, offsets, thresholds)",
          test_every_rowsum_variant_is_exact_per_row_timed},
         {"every rowsum variant meets the rounding bound", test_every_rowsum_variant_meets_the_rounding_bound_timed},
-        {"every rowsum variant is exact without clusters (flagged partials)",
+        {"every rowsum variant is exact in the plan before the laps (clusters, flagged partials)",
          test_every_rowsum_variant_is_exact_without_clusters_timed},
         CU_TEST_INFO_NULL,
     };
