@@ -1066,7 +1066,7 @@ static cudaError_t launch_tile_per_row(const void *d_in, void *d_out, size_t row
 // their chunk; one cluster a row where the GPU launches one that large (sm_90), else (more chunks
 // than a cluster holds, or no clusters) flagged partials. From SMs / 2 to SMs rows that plan
 // is clusters of 3 or 4 and the laps more blocks than the GPU holds at once: the laps won and
-// lost there by up to 5 points of the read ceiling (README.md, "Few long rows").
+// lost there by up to 6 points of the read ceiling (README.md, "Few long rows").
 static constexpr unsigned LAP_MAX_CHUNKS = 1024;
 
 struct row_plan {
