@@ -1141,8 +1141,9 @@ static cudaError_t launch_block_rows(const float *d_in, float *d_out, size_t row
 }
 
 // Idea:  pick the group from the shape: tiles (4 rows each) up to 512 columns, a warp tile per
-//        row up to 4096, then blocks: one per row while rows fill the GPU, else several per row
-//        in a cluster, or with flagged partials where a row needs more blocks than a cluster.
+//        row up to 4096, then blocks: one per row while rows fill the GPU, else several per row:
+//        one-lap chunks with flagged partials for at most SMs / 2 rows, else looping chunks in a
+//        cluster, or with flagged partials where a row needs more blocks than a cluster.
 // Fixes: each mapping alone is slow somewhere between 32 and 65536 columns, or with few rows.
 // Cost:  the thresholds are the reasoning in the README; the rows plot checks them.
 // Run:   build/06_coop_groups --variant dispatch --rows 8 --cols 131072
