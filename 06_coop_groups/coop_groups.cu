@@ -1064,9 +1064,9 @@ static cudaError_t launch_tile_per_row(const void *d_in, void *d_out, size_t row
 // many partials). Otherwise (up to 2 x SMs rows, longer rows, or REDUCE_ROW_LAP=0) the plan the
 // laps replaced: enough chunks for about 2 blocks an SM, each at least a lap, which loop over
 // their chunk; one cluster a row where the GPU launches one that large (sm_90), else (more chunks
-// than a cluster holds, or no clusters) flagged partials. From SMs / 2 to SMs rows that plan
-// is clusters of 3 or 4 and the laps more blocks than the GPU holds at once: the laps won and
-// lost there by up to 6 points of the read ceiling (README.md, "Few long rows").
+// than a cluster holds, or no clusters) flagged partials. From SMs / 2 to 2 x SMs rows that plan
+// is clusters of 2 to 4, and the laps won and lost against it by up to 6 points of the read
+// ceiling, with no count of blocks that told the two apart (README.md, "Few long rows").
 static constexpr unsigned LAP_MAX_CHUNKS = 1024;
 
 struct row_plan {
