@@ -44,6 +44,7 @@ static constexpr size_t TILE_MAX_COLS = 512;  // dispatch: tiles (4 rows each) u
 static constexpr size_t WARP_MAX_COLS = 4096; // a warp tile per row up to 4096, blocks beyond
 static constexpr int BIG_BLOCK = 1024;        // cluster_sum: 1024 threads, 64 KB in flight a block
 static constexpr int MAX_CLUSTER = 16;        // with the non-portable opt-in (H100, H200)
+static constexpr size_t PORTABLE_CLUSTER = 8;  // without it, on every GPU with clusters
 static constexpr size_t WS_HEADER = 128;      // workspace: a ticket counter on its own line
 static constexpr size_t MAX_GRID_X = 2147483647u;
 
@@ -568,6 +569,25 @@ static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
     flagged_finish(block, v, ticket, row, chunk, chunks, d_slots, d_tickets, d_out);
 }
 
+// One lap's sum (at most LAP_LEN floats at p) as this thread of the block sees it: each of its
+// packs loaded at once, predicated, no loop.
+static __device__ __forceinline__ float lap_sum(const cg::thread_block &block,
+                                                const float *__restrict__ p, size_t len)
+{
+    const span_split sp = split_span(p, len);
+    const pack_t *body = reinterpret_cast<const pack_t *>(p + sp.head);
+    pack_t x[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+        const size_t q = block.thread_rank() + (size_t)u * block.size();
+        x[u] = q < sp.packs ? body[q] : pack_t{};
+    }
+    float v = edges_sum(p, sp, block.thread_rank());
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) v += pack_sum(x[u]);
+    return v;
+}
+
 // sum_flagged where every block reads at most one lap (UNROLL packs a thread): no loop at all,
 // each thread's packs are loaded at once, predicated; chunks >= 2 chunks of chunk_len floats a
 // row. ROWS: row r's blocks are blockIdx.x = r * chunks + chunk (06's row dispatch); else one
@@ -585,20 +605,43 @@ static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
     unsigned ticket = 0;
     if (rank == 0) ticket = atomicAdd(d_tickets + row, 1u);
     const size_t start = (size_t)chunk * chunk_len;
-    const float *p = d_in + row * cols + start;
-    const span_split sp = split_span(p, min_size(chunk_len, cols - start));
-    const pack_t *body = reinterpret_cast<const pack_t *>(p + sp.head);
-    pack_t x[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-        const size_t q = rank + (size_t)u * block.size();
-        x[u] = q < sp.packs ? body[q] : pack_t{};
-    }
-    float v = edges_sum(p, sp, rank);
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u) v += pack_sum(x[u]);
+    float v = lap_sum(block, d_in + row * cols + start, min_size(chunk_len, cols - start));
     v = block_reduce_cg(block, v);
     flagged_finish(block, v, ticket, row, chunk, chunks, d_slots, d_tickets, d_out);
+}
+
+// Idea:  sum_lap's one-lap chunks of a row as one cluster (sm_90): each block stores its partial
+//        straight into rank 0's shared memory (distributed shared memory), the cluster meets at
+//        one barrier, and rank 0 adds the partials in order. No ticket, no flags, no workspace.
+// Fixes: the flagged finish's trip through L2: a store, then the last block's polls.
+// Cost:  at most 8 chunks a row (the portable cluster; 16, with the opt-in, measured no better),
+//        whose blocks must fit one GPC together; every block waits at the barrier for the
+//        slowest. With fewer than 2 blocks an SM, flags measured faster (the dispatch's rule).
+// Run:   build/06_coop_groups --variant dispatch --rows 64 --cols 32000
+static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
+    sum_lap_cluster(const float *__restrict__ d_in, float *__restrict__ d_out, size_t cols,
+                    unsigned chunk_len)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const cg::thread_block block = cg::this_thread_block();
+    const cg::cluster_group cluster = cg::this_cluster();
+    __shared__ float partials[MAX_CLUSTER];
+    // first half of a barrier: this block runs, so its shared memory exists; the other half is
+    // waited for only after the loads, when every block of the cluster has long arrived
+    cluster.barrier_arrive();
+    const unsigned chunks = cluster.num_blocks(), chunk = cluster.block_rank();
+    const size_t row = blockIdx.x / chunks, start = (size_t)chunk * chunk_len;
+    float v = lap_sum(block, d_in + row * cols + start, min_size(chunk_len, cols - start));
+    v = block_reduce_cg(block, v);
+    cluster.barrier_wait(); // rank 0 runs: its shared memory may be written
+    if (block.thread_rank() == 0) *cluster.map_shared_rank(&partials[chunk], 0) = v;
+    cluster.sync(); // every partial is in rank 0's shared memory
+    if (chunk != 0 || block.thread_rank() >= WARP_SIZE) return;
+    const cg::thread_block_tile<WARP_SIZE> warp = cg::tiled_partition<WARP_SIZE>(block);
+    v = warp.thread_rank() < chunks ? partials[warp.thread_rank()] : 0.0f;
+    v = cg::reduce(warp, v, cg::plus<float>()); // a fixed tree: the same sum every launch
+    if (warp.thread_rank() == 0) d_out[row] = v;
+#endif
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1059,35 +1102,49 @@ static cudaError_t launch_tile_per_row(const void *d_in, void *d_out, size_t row
 
 // Blocks per row for long rows: 1 while rows alone give every SM two blocks. With at most half as
 // many rows as SMs, each row is cut into chunks of at most one lap (LAP_LEN floats, whole packs),
-// a block each (sum_lap: every load of a thread at once, no loop), and a row's chunks finish with
-// flagged partials, for rows of up to LAP_MAX_CHUNKS laps (the last block then adds at most that
-// many partials). Otherwise (up to 2 x SMs rows, longer rows, or REDUCE_ROW_LAP=0) the plan the
-// laps replaced: enough chunks for about 2 blocks an SM, each at least a lap, which loop over
-// their chunk; one cluster a row where the GPU launches one that large (sm_90), else (more chunks
-// than a cluster holds, or no clusters) flagged partials. From SMs / 2 to 2 x SMs rows that plan
-// is clusters of 2 to 4, and the laps won and lost against it by up to 6 points of the read
-// ceiling, with no count of blocks that told the two apart (README.md, "Few long rows").
+// a block each (every load of a thread at once, no loop), for rows of up to LAP_MAX_CHUNKS laps.
+// A row of at most 8 chunks (the portable cluster) is one cluster (sum_lap_cluster) when the grid
+// has at least 2 blocks an SM; otherwise the chunks finish with flagged partials (sum_lap: the
+// last block adds at most LAP_MAX_CHUNKS of them). Against flags, clusters won by 2 to 5 points
+// of the read ceiling at 2.4 to 3.9 blocks an SM, by up to 2.7 at 1.7 and 1.8, and lost by 1 to
+// 4.5 at 1.5 and fewer; clusters of 16 lost or tied (README.md, "Few long rows"). Otherwise (up
+// to 2 x SMs rows, longer rows, or REDUCE_ROW_LAP=0) the plan the laps replaced: enough chunks
+// for about 2 blocks an SM, each at least a lap, which loop over their chunk; one cluster a row
+// where the GPU launches one that large (sm_90), else (more chunks than a cluster holds, or no
+// clusters) flagged partials. From SMs / 2 to 2 x SMs rows that plan is clusters of 2 to 4, and
+// the laps won and lost against it by up to 6 points of the read ceiling, with no count of
+// blocks that told the two apart (README.md, "Few long rows").
 static constexpr unsigned LAP_MAX_CHUNKS = 1024;
 
 struct row_plan {
     unsigned chunks;
     size_t chunk_len;
-    bool cluster; // rowsum_chunks in clusters of `chunks` blocks
+    bool cluster; // a cluster of `chunks` blocks a row: sum_lap_cluster if lap, else rowsum_chunks
     bool flags;   // the last chunk of a row to start adds the row's partials
-    bool lap;     // flags in sum_lap (chunks of at most one lap), else in sum_flagged
+    bool lap;     // chunks of at most one lap: sum_lap_cluster or sum_lap, else as above
 };
 
-static row_plan plan_block_rows(size_t rows, size_t cols, bool laps)
+// How the few-rows plan may run (REDUCE_ROW_LAP): one-lap chunks in a cluster a row where one
+// holds them, else flagged (the default); one-lap chunks always flagged ("flags"); the plan
+// before the laps ("0").
+enum lap_mode { LAPS, LAPS_FLAGGED, NO_LAPS };
+
+static row_plan plan_block_rows(size_t rows, size_t cols, lap_mode laps)
 {
     row_plan p = {1, cols, false, false, false};
     const size_t sms = (size_t)(device_attr(cudaDevAttrMultiProcessorCount) > 0
                                     ? device_attr(cudaDevAttrMultiProcessorCount)
                                     : 1);
     if (rows >= 2 * sms) return p;
-    if (laps && 2 * rows <= sms) {
+    if (laps != NO_LAPS && 2 * rows <= sms) {
         cut_chunks(cols, LAP_MAX_CHUNKS, LAP_LEN, &p.chunks, &p.chunk_len);
         if (p.chunk_len <= LAP_LEN) {
-            p.flags = p.lap = p.chunks > 1;
+            p.lap = p.chunks > 1;
+            const unsigned fit =
+                (unsigned)largest_cluster((const void *)sum_lap_cluster, BLOCK_SIZE).size;
+            p.cluster = p.lap && laps == LAPS && p.chunks <= min_size(fit, PORTABLE_CLUSTER) &&
+                        rows * p.chunks >= 2 * sms;
+            p.flags = p.lap && !p.cluster;
             return p;
         }
     }
@@ -1099,11 +1156,14 @@ static row_plan plan_block_rows(size_t rows, size_t cols, bool laps)
     return p;
 }
 
-// REDUCE_ROW_LAP=0: the plan before the laps, for measurements (the gpu suite tests it that way)
-static bool row_laps()
+// REDUCE_ROW_LAP=0: the plan before the laps; REDUCE_ROW_LAP=flags: one-lap chunks without
+// clusters. For measurements; the gpu suite tests each plan that way.
+static lap_mode row_laps()
 {
     const char *v = getenv("REDUCE_ROW_LAP");
-    return !(v && strcmp(v, "0") == 0);
+    if (v && strcmp(v, "0") == 0) return NO_LAPS;
+    if (v && strcmp(v, "flags") == 0) return LAPS_FLAGGED;
+    return LAPS;
 }
 
 // Enough for the flagged partials whenever a row takes several blocks, in any plan, clusters or
@@ -1112,8 +1172,8 @@ static bool row_laps()
 static size_t workspace_dispatch(size_t rows, size_t cols)
 {
     if (cols <= TILE_MAX_COLS) return 0;
-    const size_t a = flag_workspace(rows, plan_block_rows(rows, cols, true).chunks),
-                 b = flag_workspace(rows, plan_block_rows(rows, cols, false).chunks);
+    const size_t a = flag_workspace(rows, plan_block_rows(rows, cols, LAPS_FLAGGED).chunks),
+                 b = flag_workspace(rows, plan_block_rows(rows, cols, NO_LAPS).chunks);
     return a > b ? a : b;
 }
 
@@ -1123,6 +1183,9 @@ static cudaError_t launch_block_rows(const float *d_in, float *d_out, size_t row
     const row_plan p = plan_block_rows(rows, cols, row_laps());
     if (rows * p.chunks > MAX_GRID_X) return cudaErrorInvalidValue;
     const unsigned grid = (unsigned)(rows * p.chunks);
+    if (p.lap && p.cluster)
+        return launch_clustered(sum_lap_cluster, grid, BLOCK_SIZE, p.chunks, s, d_in, d_out, cols,
+                                (unsigned)p.chunk_len);
     if (!p.flags)
         return launch_clustered(rowsum_chunks, grid, BLOCK_SIZE, p.cluster ? p.chunks : 1, s, d_in,
                                 d_out, cols, p.chunks, p.chunk_len);
@@ -1142,8 +1205,9 @@ static cudaError_t launch_block_rows(const float *d_in, float *d_out, size_t row
 
 // Idea:  pick the group from the shape: tiles (4 rows each) up to 512 columns, a warp tile per
 //        row up to 4096, then blocks: one per row while rows fill the GPU, else several per row:
-//        one-lap chunks with flagged partials for at most SMs / 2 rows, else looping chunks in a
-//        cluster, or with flagged partials where a row needs more blocks than a cluster.
+//        one-lap chunks for at most SMs / 2 rows (a cluster a row, or flagged partials), else
+//        looping chunks in a cluster, or with flagged partials where a row needs more blocks
+//        than a cluster.
 // Fixes: each mapping alone is slow somewhere between 32 and 65536 columns, or with few rows.
 // Cost:  the thresholds are the reasoning in the README; the rows plot checks them.
 // Run:   build/06_coop_groups --variant dispatch --rows 8 --cols 131072

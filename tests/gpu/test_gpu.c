@@ -440,14 +440,16 @@ static const shape2 row_shapes[] = {
 static int row_shape_ok(shape2 s) { return !quick || s.rows * s.cols <= 70000; }
 
 /* The shapes of this run: the table, plus rows = 2 x SMs - 1 and 2 x SMs, where dispatch
-   switches between blocks per row and chunks per row, and SMs / 2 and one more, where it
-   switches from one-lap chunks to the plan before them. */
+   switches between blocks per row and chunks per row, SMs / 2 and one more, where it switches
+   from one-lap chunks to the plan before them, and each side of where one-lap chunks take a
+   cluster a row: 2 blocks an SM (the fewest rows of 8 laps that reach it, and one fewer; SMs / 2
+   rows of 4 laps, exactly at it on an even SM count) and 8 laps a row (the portable cluster). */
 static size_t row_shapes_now(shape2 *out, size_t max)
 {
     size_t n = 0;
     for (size_t k = 0; k < ARRAY_LEN(row_shapes) && n < max; k++)
         if (row_shape_ok(row_shapes[k])) out[n++] = row_shapes[k];
-    if (!quick && n + 8 <= max) {
+    if (!quick && n + 12 <= max) {
         size_t r = 2 * (size_t)sm_count;
         /* each side of SMs / 2 rows: one-lap chunks at and below (7 a row), the plan before the
            laps above (4 chunks a row on 132 SMs: a cluster of 4, or flagged partials) */
@@ -458,6 +460,11 @@ static size_t row_shapes_now(shape2 *out, size_t max)
         out[n++] = (shape2){r + 1, 4097};
         out[n++] = (shape2){4 * r - 1, 1000};
         out[n++] = (shape2){4 * r, 1000};
+        const size_t rc = ((size_t)sm_count + 3) / 4; /* 8 chunks x rc rows >= 2 x SMs */
+        out[n++] = (shape2){rc, 8 * 4096};
+        out[n++] = (shape2){rc - 1, 8 * 4096 - 3};
+        out[n++] = (shape2){rc, 8 * 4096 + 1};
+        out[n++] = (shape2){(size_t)sm_count / 2, 4 * 4096 - 1};
     }
     if (full && n + 2 <= max) {
         out[n++] = (shape2){1024, 65536};
@@ -470,8 +477,8 @@ static void test_every_rowsum_variant_is_exact_per_row(void)
 {
     if (nothing_to_test(OP_ROWSUM, 0)) return;
     size_t ne = collect(OP_ROWSUM, 0, ents, 512), cases = 0;
-    shape2 shapes[80];
-    size_t ns = row_shapes_now(shapes, 80);
+    shape2 shapes[96];
+    size_t ns = row_shapes_now(shapes, 96);
     for (size_t k = 0; k < ns; k++) {
         shape2 s = shapes[k];
         size_t elems = s.rows * s.cols;
@@ -521,8 +528,8 @@ static void test_every_rowsum_variant_meets_the_rounding_bound(void)
 {
     if (nothing_to_test(OP_ROWSUM, 0)) return;
     size_t ne = collect(OP_ROWSUM, 0, ents, 512), cases = 0;
-    shape2 shapes[80];
-    size_t ns = row_shapes_now(shapes, 80);
+    shape2 shapes[96];
+    size_t ns = row_shapes_now(shapes, 96);
     for (size_t k = 0; k < ns; k++) {
         shape2 s = shapes[k];
         size_t elems = s.rows * s.cols;
@@ -553,17 +560,24 @@ static void test_every_rowsum_variant_meets_the_rounding_bound(void)
    (REDUCE_ROW_LAP=0 takes it at any length): chunks of several laps that loop, in one cluster a
    row where they fit one (16 x 65536, 32 x 40000 on 132 SMs), else with flagged partials (the
    last chunk to start adds them); then the same rows as a GPU without clusters sees them
-   (REDUCE_NO_CLUSTERS=1), flagged partials everywhere. */
+   (REDUCE_NO_CLUSTERS=1), flagged partials everywhere; then the one-lap chunks of the default
+   plan on a GPU without clusters: flagged where they would be a cluster a row (64 x 32001,
+   66 x 24577 on 132 SMs). */
 static void test_every_rowsum_variant_is_exact_without_clusters(void)
 {
     if (quick || nothing_to_test(OP_ROWSUM, 0)) return;
     size_t ne = collect(OP_ROWSUM, 0, ents, 512), cases = 0;
     static const shape2 shapes[] = {{1, 262147}, {8, 131075}, {3, 1 << 20}, {100, 8193},
-                                    {16, 65536}, {32, 40000}};
-    setenv("REDUCE_ROW_LAP", "0", 1);
-    for (size_t k = 0; k < 2 * ARRAY_LEN(shapes); k++) {
-        const int no_clusters = k >= ARRAY_LEN(shapes);
-        if (no_clusters) setenv("REDUCE_NO_CLUSTERS", "1", 1);
+                                    {16, 65536}, {32, 40000}, {64, 32001}, {66, 24577}};
+    static const char *mode_name[] = {"plan before the laps", "plan before the laps, no clusters",
+                                      "one-lap chunks, no clusters"};
+    for (size_t k = 0; k < 3 * ARRAY_LEN(shapes); k++) {
+        const size_t mode = k / ARRAY_LEN(shapes);
+        if (mode < 2)
+            setenv("REDUCE_ROW_LAP", "0", 1);
+        else
+            unsetenv("REDUCE_ROW_LAP");
+        if (mode > 0) setenv("REDUCE_NO_CLUSTERS", "1", 1);
         shape2 s = shapes[k % ARRAY_LEN(shapes)];
         size_t elems = s.rows * s.cols;
         float *x = malloc(elems * 4), *got = malloc(s.rows * 4);
@@ -573,14 +587,13 @@ static void test_every_rowsum_variant_is_exact_without_clusters(void)
         for (size_t j = 0; j < ne; j++) {
             if (!ents[j].v->supports(s.rows, s.cols)) continue;
             cases++;
-            if (run_case(&ents[j], x, s.rows, s.cols, 1, 0, 0xFF, 1, got,
-                         no_clusters ? "plan before the laps, no clusters" : "plan before the laps"))
+            if (run_case(&ents[j], x, s.rows, s.cols, 1, 0, 0xFF, 1, got, mode_name[mode]))
                 continue;
             check_result res = check_exact(got, want, s.rows);
             if (!res.ok)
-                FAIL_CASE("%s/%s %zux%zu plan before the laps%s: row %zu expected %.1f, got %.9g",
-                          ents[j].stage->dir, ents[j].v->name, s.rows, s.cols,
-                          no_clusters ? ", no clusters" : "", res.index, res.expected, res.actual);
+                FAIL_CASE("%s/%s %zux%zu %s: row %zu expected %.1f, got %.9g", ents[j].stage->dir,
+                          ents[j].v->name, s.rows, s.cols, mode_name[mode], res.index, res.expected,
+                          res.actual);
         }
         free(x);
         free(got);
