@@ -44,7 +44,6 @@ static constexpr size_t TILE_MAX_COLS = 512;  // dispatch: tiles (4 rows each) u
 static constexpr size_t WARP_MAX_COLS = 4096; // a warp tile per row up to 4096, blocks beyond
 static constexpr int BIG_BLOCK = 1024;        // cluster_sum: 1024 threads, 64 KB in flight a block
 static constexpr int MAX_CLUSTER = 16;        // with the non-portable opt-in (H100, H200)
-static constexpr size_t PORTABLE_CLUSTER = 8;  // without it, on every GPU with clusters
 static constexpr size_t WS_HEADER = 128;      // workspace: a ticket counter on its own line
 static constexpr size_t MAX_GRID_X = 2147483647u;
 
@@ -610,37 +609,92 @@ static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
     flagged_finish(block, v, ticket, row, chunk, chunks, d_slots, d_tickets, d_out);
 }
 
-// Idea:  sum_lap's one-lap chunks of a row as one cluster (sm_90): each block stores its partial
-//        straight into rank 0's shared memory (distributed shared memory), the cluster meets at
-//        one barrier, and rank 0 adds the partials in order. No ticket, no flags, no workspace.
-// Fixes: the flagged finish's trip through L2: a store, then the last block's polls.
-// Cost:  at most 8 chunks a row (the portable cluster; 16, with the opt-in, measured no better),
-//        whose blocks must fit one GPC together; every block waits at the barrier for the
-//        slowest. With fewer than 2 blocks an SM, flags measured faster (the dispatch's rule).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// PTX for the cluster finish below: this block's rank in its cluster and the cluster's size,
+// a shared-memory address as a 32-bit shared-window offset, and that address in another block
+// of the cluster (mapa: what cluster.map_shared_rank does, as a shared::cluster address).
+static __device__ __forceinline__ unsigned cluster_rank()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+static __device__ __forceinline__ unsigned cluster_blocks()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
+    return r;
+}
+static __device__ __forceinline__ unsigned smem_addr(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+static __device__ __forceinline__ unsigned remote_smem(unsigned local, unsigned rank)
+{
+    unsigned r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(local), "r"(rank));
+    return r;
+}
+#endif
+
+// Idea:  sum_lap's one-lap chunks of a row as one cluster (sm_90): each block sends its partial
+//        straight into the first block's shared memory as one message (st.async: the value and
+//        a count of bytes for that block's mbarrier), and only the first block waits, on its
+//        own mbarrier, then adds the partials in rank order. No ticket, no flags, no workspace,
+//        and no cluster-wide barrier after the reads.
+// Fixes: the flagged finish's trip through L2 (a store, then the last block's polls), and the
+//        cost of cluster.sync() there: every thread of every block fences GPU-wide and waits
+//        (82-83% of the read ceiling at 64 x 32000 with it, 93-94% with the message, H100).
+// Cost:  at most as many chunks a row as the largest cluster the GPU launches (16 on an H100),
+//        whose blocks must fit one GPC together; one cluster barrier at the start (split:
+//        arrive before the loads, wait after them) so that no message can reach the first
+//        block before its mbarrier exists.
 // Run:   build/06_coop_groups --variant dispatch --rows 64 --cols 32000
-static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
+template <int THREADS>
+static __global__ void __launch_bounds__(THREADS, MIN_BLOCKS * BLOCK_SIZE / THREADS)
     sum_lap_cluster(const float *__restrict__ d_in, float *__restrict__ d_out, size_t cols,
                     unsigned chunk_len)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     const cg::thread_block block = cg::this_thread_block();
-    const cg::cluster_group cluster = cg::this_cluster();
     __shared__ float partials[MAX_CLUSTER];
-    // first half of a barrier: this block runs, so its shared memory exists; the other half is
-    // waited for only after the loads, when every block of the cluster has long arrived
-    cluster.barrier_arrive();
-    const unsigned chunks = cluster.num_blocks(), chunk = cluster.block_rank();
+    __shared__ alignas(8) unsigned long long arrived; // the first block's mbarrier
+    const unsigned rank = block.thread_rank(), chunk = cluster_rank(), chunks = cluster_blocks();
+    if (chunk == 0 && rank == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&arrived)) : "memory");
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    // the first half of the start barrier; relaxed: it orders nothing but the mbarrier's init
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
     const size_t row = blockIdx.x / chunks, start = (size_t)chunk * chunk_len;
     float v = lap_sum(block, d_in + row * cols + start, min_size(chunk_len, cols - start));
     v = block_reduce_cg(block, v);
-    cluster.barrier_wait(); // rank 0 runs: its shared memory may be written
-    if (block.thread_rank() == 0) *cluster.map_shared_rank(&partials[chunk], 0) = v;
-    cluster.sync(); // every partial is in rank 0's shared memory
-    if (chunk != 0 || block.thread_rank() >= WARP_SIZE) return;
-    const cg::thread_block_tile<WARP_SIZE> warp = cg::tiled_partition<WARP_SIZE>(block);
-    v = warp.thread_rank() < chunks ? partials[warp.thread_rank()] : 0.0f;
-    v = cg::reduce(warp, v, cg::plus<float>()); // a fixed tree: the same sum every launch
-    if (warp.thread_rank() == 0) d_out[row] = v;
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); // the mbarrier exists
+    if (rank != 0) return;
+    if (chunk != 0) {
+        // one message: 4 bytes into partials[chunk] of block 0, counted on its mbarrier
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::
+                         "r"(remote_smem(smem_addr(&partials[chunk]), 0)),
+                     "r"(__float_as_uint(v)), "r"(remote_smem(smem_addr(&arrived), 0))
+                     : "memory");
+        return;
+    }
+    // block 0: expect 4 bytes from each other block, then wait for the phase to complete
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                     smem_addr(&arrived)),
+                 "r"(4 * (chunks - 1))
+                 : "memory");
+    unsigned done = 0;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(smem_addr(&arrived))
+                     : "memory");
+    } while (!done);
+    for (unsigned c = 1; c < chunks; ++c) v += partials[c]; // rank order: the same every launch
+    d_out[row] = v;
 #endif
 }
 
@@ -1101,19 +1155,21 @@ static cudaError_t launch_tile_per_row(const void *d_in, void *d_out, size_t row
 }
 
 // Blocks per row for long rows: 1 while rows alone give every SM two blocks. With at most half as
-// many rows as SMs, each row is cut into chunks of at most one lap (LAP_LEN floats, whole packs),
-// a block each (every load of a thread at once, no loop), for rows of up to LAP_MAX_CHUNKS laps.
-// A row of at most 8 chunks (the portable cluster) is one cluster (sum_lap_cluster) when the grid
-// has at least 2 blocks an SM; otherwise the chunks finish with flagged partials (sum_lap: the
-// last block adds at most LAP_MAX_CHUNKS of them). Against flags, clusters won by 2 to 5 points
-// of the read ceiling at 2.4 to 3.9 blocks an SM, by up to 2.7 at 1.7 and 1.8, and lost by 1 to
-// 4.5 at 1.5 and fewer; clusters of 16 lost or tied (README.md, "Few long rows"). Otherwise (up
-// to 2 x SMs rows, longer rows, or REDUCE_ROW_LAP=0) the plan the laps replaced: enough chunks
-// for about 2 blocks an SM, each at least a lap, which loop over their chunk; one cluster a row
-// where the GPU launches one that large (sm_90), else (more chunks than a cluster holds, or no
-// clusters) flagged partials. From SMs / 2 to 2 x SMs rows that plan is clusters of 2 to 4, and
-// the laps won and lost against it by up to 6 points of the read ceiling, with no count of
-// blocks that told the two apart (README.md, "Few long rows").
+// many rows as SMs, each row is cut into chunks of at most one lap, a block each (every load of
+// a thread at once, no loop). Where the GPU launches clusters, a row is one cluster
+// (sum_lap_cluster) if its laps of 256 threads (4096 floats), else of 512 (8192 floats), number
+// no more than the largest cluster it launches (16 on an H100 with the opt-in); otherwise, for
+// rows of up to LAP_MAX_CHUNKS laps of 256, the chunks finish with flagged partials (sum_lap: the
+// last block adds at most LAP_MAX_CHUNKS of them). The cluster's finish (one message a block)
+// won against flags at every shape measured, by 1 to 11 points of the read ceiling, with 256
+// and with 512 threads; 1024-thread laps (16 blocks for 1 x 262144) lost 6 points, on only 16
+// SMs (README.md, "Few long rows"). Otherwise (up to 2 x SMs rows, longer rows, or
+// REDUCE_ROW_LAP=0) the plan the laps replaced: enough chunks for about 2 blocks an SM, each at
+// least a lap, which loop over their chunk; one cluster a row where the GPU launches one that
+// large (sm_90), else (more chunks than a cluster holds, or no clusters) flagged partials. From
+// SMs / 2 to 2 x SMs rows that plan is clusters of 2 to 4, and the laps (then flagged) won and
+// lost against it by up to 6 points of the read ceiling, with no count of blocks that told the
+// two apart (README.md, "Few long rows").
 static constexpr unsigned LAP_MAX_CHUNKS = 1024;
 
 struct row_plan {
@@ -1122,6 +1178,7 @@ struct row_plan {
     bool cluster; // a cluster of `chunks` blocks a row: sum_lap_cluster if lap, else rowsum_chunks
     bool flags;   // the last chunk of a row to start adds the row's partials
     bool lap;     // chunks of at most one lap: sum_lap_cluster or sum_lap, else as above
+    int threads;  // sum_lap_cluster's block: 256 or 512 threads, a lap of 16 floats each
 };
 
 // How the few-rows plan may run (REDUCE_ROW_LAP): one-lap chunks in a cluster a row where one
@@ -1131,20 +1188,30 @@ enum lap_mode { LAPS, LAPS_FLAGGED, NO_LAPS };
 
 static row_plan plan_block_rows(size_t rows, size_t cols, lap_mode laps)
 {
-    row_plan p = {1, cols, false, false, false};
+    row_plan p = {1, cols, false, false, false, BLOCK_SIZE};
     const size_t sms = (size_t)(device_attr(cudaDevAttrMultiProcessorCount) > 0
                                     ? device_attr(cudaDevAttrMultiProcessorCount)
                                     : 1);
     if (rows >= 2 * sms) return p;
     if (laps != NO_LAPS && 2 * rows <= sms) {
+        // a cluster a row: the fewer threads a block (256 or 512) whose laps cut the row into
+        // no more blocks than the GPU launches as one cluster
+        static const void *const cluster_kernels[2] = {(const void *)sum_lap_cluster<BLOCK_SIZE>,
+                                                       (const void *)sum_lap_cluster<2 * BLOCK_SIZE>};
+        for (int t = 0; t < 2 && laps == LAPS && cols > LAP_LEN; ++t) {
+            const int threads = BLOCK_SIZE << t;
+            const size_t lap = (size_t)threads * UNROLL * PACK;
+            const unsigned fit = (unsigned)largest_cluster(cluster_kernels[t], threads).size;
+            cut_chunks(cols, fit, lap, &p.chunks, &p.chunk_len);
+            if (fit > 1 && p.chunk_len <= lap) {
+                p.lap = p.cluster = true;
+                p.threads = threads;
+                return p;
+            }
+        }
         cut_chunks(cols, LAP_MAX_CHUNKS, LAP_LEN, &p.chunks, &p.chunk_len);
         if (p.chunk_len <= LAP_LEN) {
-            p.lap = p.chunks > 1;
-            const unsigned fit =
-                (unsigned)largest_cluster((const void *)sum_lap_cluster, BLOCK_SIZE).size;
-            p.cluster = p.lap && laps == LAPS && p.chunks <= min_size(fit, PORTABLE_CLUSTER) &&
-                        rows * p.chunks >= 2 * sms;
-            p.flags = p.lap && !p.cluster;
+            p.flags = p.lap = p.chunks > 1;
             return p;
         }
     }
@@ -1157,7 +1224,8 @@ static row_plan plan_block_rows(size_t rows, size_t cols, lap_mode laps)
 }
 
 // REDUCE_ROW_LAP=0: the plan before the laps; REDUCE_ROW_LAP=flags: one-lap chunks without
-// clusters. For measurements; the gpu suite tests each plan that way.
+// clusters (the plan REDUCE_NO_CLUSTERS=1 gives them). For measurements; the gpu suite tests
+// each plan.
 static lap_mode row_laps()
 {
     const char *v = getenv("REDUCE_ROW_LAP");
@@ -1183,9 +1251,14 @@ static cudaError_t launch_block_rows(const float *d_in, float *d_out, size_t row
     const row_plan p = plan_block_rows(rows, cols, row_laps());
     if (rows * p.chunks > MAX_GRID_X) return cudaErrorInvalidValue;
     const unsigned grid = (unsigned)(rows * p.chunks);
-    if (p.lap && p.cluster)
-        return launch_clustered(sum_lap_cluster, grid, BLOCK_SIZE, p.chunks, s, d_in, d_out, cols,
-                                (unsigned)p.chunk_len);
+    if (p.lap && p.cluster) {
+        const unsigned len = (unsigned)p.chunk_len;
+        if (p.threads == 2 * BLOCK_SIZE)
+            return launch_clustered(sum_lap_cluster<2 * BLOCK_SIZE>, grid, 2 * BLOCK_SIZE, p.chunks,
+                                    s, d_in, d_out, cols, len);
+        return launch_clustered(sum_lap_cluster<BLOCK_SIZE>, grid, BLOCK_SIZE, p.chunks, s, d_in,
+                                d_out, cols, len);
+    }
     if (!p.flags)
         return launch_clustered(rowsum_chunks, grid, BLOCK_SIZE, p.cluster ? p.chunks : 1, s, d_in,
                                 d_out, cols, p.chunks, p.chunk_len);

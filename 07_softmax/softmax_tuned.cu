@@ -54,6 +54,7 @@ static constexpr int CTA_MAX_THREADS = 1024;       // the most threads a block m
 // thread) share an SM and one loads while the other reduces and writes.
 static constexpr int CTA_SHARED_SM_THREADS = 512;
 static constexpr int PORTABLE_CLUSTER = 8;          // the largest cluster every sm_90 part takes
+static constexpr int STREAM_MAX_CLUSTER = 16;        // H100 and H200 take 16 with the non-portable opt-in
 static constexpr float LOG2E = 1.4426950408889634f; // exp(x) = exp2(x * log2(e))
 static constexpr size_t MAX_GRID_X = 2147483647u;   // gridDim.x limit (2^31 - 1)
 
@@ -483,38 +484,135 @@ static __device__ __forceinline__ void write_chunk(T *__restrict__ y, size_t col
     }
 }
 
+// mbarrier instructions (PTX ISA 8.0, sm_90), for the clusters' messages and the stream path's
+// bulk copies.
+static __device__ __forceinline__ unsigned smem_address(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+static __device__ __forceinline__ void mbar_init(uint64_t *bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
+#endif
+}
+
+// Makes the barriers' initialisation visible to the TMA (the async proxy).
+static __device__ __forceinline__ void mbar_init_fence()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
+// Waits until the barrier's phase of this parity has completed (every byte has landed).
+static __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    unsigned done = 0;
+    do {
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(smem_address(bar)), "r"(parity)
+                     : "memory");
+    } while (!done);
+#endif
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// A shared-memory address of this CTA as the same variable's address in CTA `rank` of the
+// cluster (mapa), for st.async.
+static __device__ __forceinline__ unsigned cluster_smem(const void *p, unsigned rank)
+{
+    unsigned r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(r)
+                 : "r"(smem_address(p)), "r"(rank));
+    return r;
+}
+#endif
+
+// The row's state from the K = chunks CTAs of a cluster, in every thread of each: thread t < K
+// (t != me) sends this CTA's state to CTA t as one message (st.async: 8 bytes into states[me]
+// there, counted on that CTA's mbarrier `got`), thread 0 puts it into its own states[me] and
+// tells `got` to expect the other K - 1 (8 bytes each); then every thread waits for the phase
+// `parity` and merges the K states in rank order (the same order, so the same result, in every
+// CTA). No cluster-wide barrier: each CTA waits only for the messages it receives, and no CTA
+// reads another's shared memory, so none has to wait for the others before it leaves. Before
+// the first call the cluster must have met once after every `got` was initialised (a message to
+// a barrier that does not exist yet is lost).
+static __device__ __forceinline__ max_sum cluster_states(max_sum row, max_sum *states, uint64_t *got,
+                                                         unsigned me, unsigned chunks,
+                                                         unsigned parity)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (threadIdx.x < chunks && threadIdx.x != me)
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, "
+                     "[%3];" ::"r"(cluster_smem(&states[me], threadIdx.x)),
+                     "f"(row.m), "f"(row.s), "r"(cluster_smem(got, threadIdx.x))
+                     : "memory");
+    if (threadIdx.x == 0) {
+        states[me] = row;
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                         smem_address(got)),
+                     "r"(8u * (chunks - 1))
+                     : "memory");
+    }
+    mbar_wait(got, parity);
+    const unsigned lane = threadIdx.x % WARP_SIZE;
+    const max_sum empty = {-INFINITY, 0.0f};
+    row = lane < chunks ? states[lane] : empty;
+    row = group_combine<WARP_SIZE>(row);
+#endif
+    return row;
+}
+
+// The two halves of a cluster barrier: the first (relaxed: it orders nothing but the barriers'
+// initialisation, fenced before it) right after the init, the second before the first message.
+static __device__ __forceinline__ void cluster_arrive()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#endif
+}
+static __device__ __forceinline__ void cluster_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+#endif
+}
+
 // One CTA per chunk; K = chunks CTAs of a row form a cluster (sm_90) and swap their states
-// through distributed shared memory. With chunks == 1 it is a block per row.
+// through distributed shared memory, each CTA's sent to the others as a message
+// (cluster_states). With chunks == 1 it is a block per row.
 template <typename T, bool LOG, int P>
 static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
     softmax_cta(const T *__restrict__ d_in, T *__restrict__ d_out, size_t cols, int chunks,
                 size_t chunk_slots)
 {
+    __shared__ max_sum states[PORTABLE_CLUSTER];
+    __shared__ __align__(8) uint64_t got;
+    if (chunks > 1) {
+        if (threadIdx.x == 0) {
+            mbar_init(&got);
+            mbar_init_fence();
+        }
+        cluster_arrive(); // waited for after the loads, before the first message
+    }
     const chunk_t c =
         chunk_of<T, P>(d_in, cols, blockIdx.x / chunks, blockIdx.x % chunks, chunk_slots);
     float v[slots_per_thread<P>()][P];
     load_chunk<T, P>(d_in + c.row * cols, cols, c, v);
     const max_sum mine = thread_state<P, !LOG>(v);
     max_sum row = block_combine(mine);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    __shared__ max_sum cta_state;
     if (chunks > 1) {
-        cg::cluster_group cluster = cg::this_cluster();
-        if (threadIdx.x == 0) cta_state = row;
-        cluster.sync(); // every CTA's state is in its shared memory, visible to the cluster
-        const unsigned lane = threadIdx.x % WARP_SIZE;
-        const max_sum empty = {-INFINITY, 0.0f};
-        row = lane < (unsigned)chunks ? *cluster.map_shared_rank(&cta_state, lane) : empty;
-        row = group_combine<WARP_SIZE>(row); // the same order in every CTA: the same result
-        // done reading the others' shared memory; the matching wait comes before exit
-        asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+        cluster_wait(); // every CTA's barrier exists
+        row = cluster_states(row, states, &got, blockIdx.x % chunks, chunks, 0);
     }
-#endif
     write_chunk<T, LOG, P>(d_out + c.row * cols, cols, c, v, mine.m, row);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    // a CTA's shared memory must outlive every read of it by the cluster
-    if (chunks > 1) asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
-#endif
 }
 
 // Split path, first kernel: each chunk's state into d_state[row * chunks + chunk].
@@ -789,43 +887,7 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 // its next row before it reduces this one (REDUCE_STREAM_LOOP=1 with the looping plan's rule, or
 // REDUCE_STREAM_NBUF=2, for measurements: a CTA a row beat it).
 
-// mbarrier and bulk-copy instructions (PTX ISA 8.0, sm_90).
-static __device__ __forceinline__ unsigned smem_address(const void *p)
-{
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-
-static __device__ __forceinline__ void mbar_init(uint64_t *bar)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
-#endif
-}
-
-// Makes the barriers' initialisation visible to the TMA (the async proxy).
-static __device__ __forceinline__ void mbar_init_fence()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-#endif
-}
-
-// Waits until the barrier's phase of this parity has completed (every byte has landed).
-static __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    unsigned done = 0;
-    do {
-        asm volatile("{\n\t.reg .pred p;\n\t"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                     "selp.u32 %0, 1, 0, p;\n\t}"
-                     : "=r"(done)
-                     : "r"(smem_address(bar)), "r"(parity)
-                     : "memory");
-    } while (!done);
-#endif
-}
-
+// Bulk-copy instructions (PTX ISA 8.0, sm_90); the mbarrier helpers are above softmax_cta.
 // Lane `lane` of the issuing warp: bytes (a multiple of 16, both addresses 16-byte aligned) from
 // global src into shared dst, in pieces of at most 32 KB spread over the warp; lane 0 first
 // tells the barrier how many bytes to expect (and arrives: the barrier counts one arrival).
@@ -898,6 +960,8 @@ static __global__ void __launch_bounds__(1024, 1)
     extern __shared__ uint4 smem_slots[]; // nbuf buffers of chunk_slots 16-byte slots
     __shared__ __align__(8) uint64_t bar[2];
     __shared__ max_sum cta_state[2];
+    __shared__ __align__(8) uint64_t got[2];               // the cluster's messages, by row parity
+    __shared__ max_sum states[2][STREAM_MAX_CLUSTER];
     constexpr bool FLAGS = EX != EX_CLUSTER;
     const size_t data_ctas = FLAGS ? rows * (size_t)chunks : gridDim.x;
     if (EX == EX_MERGE && blockIdx.x >= data_ctas) { // a merging CTA: a warp a row
@@ -909,12 +973,18 @@ static __global__ void __launch_bounds__(1024, 1)
     const unsigned k = blockIdx.x % chunks; // the CTA's rank in its cluster (or row)
     const size_t first_row = blockIdx.x / chunks, n_groups = data_ctas / chunks;
     const unsigned warp = threadIdx.x / WARP_SIZE, lane = threadIdx.x % WARP_SIZE;
+    const bool swap = !FLAGS && chunks > 1; // a cluster: states by message
     if (threadIdx.x == 0) {
         mbar_init(&bar[0]);
         mbar_init(&bar[1]);
+        if (swap) {
+            mbar_init(&got[0]);
+            mbar_init(&got[1]);
+        }
         mbar_init_fence();
     }
     __syncthreads();
+    if (swap) cluster_arrive(); // waited for before the first message
     if (nbuf == 2 && warp == 0 && first_row < rows)
         ask_for_chunk<T, P>(d_in + first_row * cols,
                             chunk_of<T, P>(d_in, cols, first_row, k, chunk_slots), smem_slots,
@@ -972,14 +1042,12 @@ static __global__ void __launch_bounds__(1024, 1)
             }
             __syncthreads();
             row = cta_state[0];
-        } else if (chunks > 1) { // the cluster's K states, through distributed shared memory
-            cg::cluster_group cluster = cg::this_cluster();
-            if (threadIdx.x == 0) cta_state[it & 1] = row;
-            cluster.sync();
-            const max_sum empty = {-INFINITY, 0.0f};
-            row = lane < (unsigned)chunks ? *cluster.map_shared_rank(&cta_state[it & 1], lane)
-                                          : empty;
-            row = group_combine<WARP_SIZE>(row); // the same order in every CTA
+        } else if (swap) { // the cluster's K states, by message into each CTA's shared memory
+            if (it == 0) cluster_wait();
+            // row `it` uses states[it & 1] and got[it & 1], that barrier's (it / 2)-th phase; a
+            // CTA sends row it + 2's state only after it has every state of row it + 1, which
+            // each CTA sends after it is done with row it's
+            row = cluster_states(row, states[it & 1], &got[it & 1], k, chunks, (it >> 1) & 1);
         }
 
         // the outputs, from the same shared memory
@@ -1012,8 +1080,7 @@ static __global__ void __launch_bounds__(1024, 1)
         }
         __syncthreads(); // the buffer is free for the TMA again
     }
-    // a CTA's shared memory must outlive every read of it by the cluster
-    if (!FLAGS && chunks > 1) cg::this_cluster().sync();
+    if (swap && it == 0) cluster_wait(); // a CTA without a row still completes the barrier
 #endif
 }
 
@@ -1303,7 +1370,6 @@ static cudaError_t warp_path(const T *d_in, T *d_out, size_t rows, int cols, boo
 // Host: the stream path's plan
 // ------------------------------------------------------------------------------------------------
 
-static constexpr int STREAM_MAX_CLUSTER = 16; // H100 and H200 take 16 with the non-portable opt-in
 
 struct stream_plan_t {
     int chunks;           // K CTAs a row; K > 1 is a cluster

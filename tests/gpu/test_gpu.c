@@ -430,8 +430,10 @@ static const shape2 row_shapes[] = {
     {1000, 17}, {999, 63},  {999, 64},   {999, 65},   {999, 127}, {999, 128}, {999, 129},  {300, 511},
     {300, 512}, {300, 513}, {300, 4095}, {300, 4096}, {300, 4097}, {8, 131075}, {1, 262147}, {3, 1 << 20},
     {2, 4097},  {2, 8192},  {2, 8193},   {1, 12289},  {1, (1 << 20) + 1}, {1, 1 << 22}, {1, (1 << 22) + 1},
-    /* 132 SMs: 17 chunks a row, one past the largest cluster (flagged partials), and 16 (a cluster) */
-    {16, 65537}, {16, 65536}, {32, 40000},
+    /* 06's few long rows on an H100 (132 SMs, clusters of up to 16): 16 laps of 256 threads (a
+       cluster of 16), one more (9 laps of 512 threads), 16 laps of 512 (a cluster of 16), one
+       more (flagged partials: 8 x 131075 above too), 32 x 40000 (10 laps of 256) */
+    {16, 65537}, {16, 65536}, {8, 131072}, {2, 131073}, {32, 40000},
     /* aligned rows of 2 and 4 packs a lane (129..256, 257..512 columns) */
     {777, 132}, {1000, 256}, {333, 260}, {65, 508},
     /* short aligned rows past one lap of the resident blocks: the grid-stride loops run again */
@@ -441,15 +443,13 @@ static int row_shape_ok(shape2 s) { return !quick || s.rows * s.cols <= 70000; }
 
 /* The shapes of this run: the table, plus rows = 2 x SMs - 1 and 2 x SMs, where dispatch
    switches between blocks per row and chunks per row, SMs / 2 and one more, where it switches
-   from one-lap chunks to the plan before them, and each side of where one-lap chunks take a
-   cluster a row: 2 blocks an SM (the fewest rows of 8 laps that reach it, and one fewer; SMs / 2
-   rows of 4 laps, exactly at it on an even SM count) and 8 laps a row (the portable cluster). */
+   from one-lap chunks to the plan before them. */
 static size_t row_shapes_now(shape2 *out, size_t max)
 {
     size_t n = 0;
     for (size_t k = 0; k < ARRAY_LEN(row_shapes) && n < max; k++)
         if (row_shape_ok(row_shapes[k])) out[n++] = row_shapes[k];
-    if (!quick && n + 12 <= max) {
+    if (!quick && n + 8 <= max) {
         size_t r = 2 * (size_t)sm_count;
         /* each side of SMs / 2 rows: one-lap chunks at and below (7 a row), the plan before the
            laps above (4 chunks a row on 132 SMs: a cluster of 4, or flagged partials) */
@@ -460,11 +460,6 @@ static size_t row_shapes_now(shape2 *out, size_t max)
         out[n++] = (shape2){r + 1, 4097};
         out[n++] = (shape2){4 * r - 1, 1000};
         out[n++] = (shape2){4 * r, 1000};
-        const size_t rc = ((size_t)sm_count + 3) / 4; /* 8 chunks x rc rows >= 2 x SMs */
-        out[n++] = (shape2){rc, 8 * 4096};
-        out[n++] = (shape2){rc - 1, 8 * 4096 - 3};
-        out[n++] = (shape2){rc, 8 * 4096 + 1};
-        out[n++] = (shape2){(size_t)sm_count / 2, 4 * 4096 - 1};
     }
     if (full && n + 2 <= max) {
         out[n++] = (shape2){1024, 65536};
@@ -562,13 +557,14 @@ static void test_every_rowsum_variant_meets_the_rounding_bound(void)
    last chunk to start adds them); then the same rows as a GPU without clusters sees them
    (REDUCE_NO_CLUSTERS=1), flagged partials everywhere; then the one-lap chunks of the default
    plan on a GPU without clusters: flagged where they would be a cluster a row (64 x 32001,
-   66 x 24577 on 132 SMs). */
+   66 x 24577, 8 x 131072 on an H100). */
 static void test_every_rowsum_variant_is_exact_without_clusters(void)
 {
     if (quick || nothing_to_test(OP_ROWSUM, 0)) return;
     size_t ne = collect(OP_ROWSUM, 0, ents, 512), cases = 0;
     static const shape2 shapes[] = {{1, 262147}, {8, 131075}, {3, 1 << 20}, {100, 8193},
-                                    {16, 65536}, {32, 40000}, {64, 32001}, {66, 24577}};
+                                    {16, 65536}, {32, 40000}, {64, 32001}, {66, 24577},
+                                    {8, 131072}};
     static const char *mode_name[] = {"plan before the laps", "plan before the laps, no clusters",
                                       "one-lap chunks, no clusters"};
     for (size_t k = 0; k < 3 * ARRAY_LEN(shapes); k++) {
