@@ -1161,7 +1161,7 @@ static cudaError_t launch_tile_per_row(const void *d_in, void *d_out, size_t row
 // no more than the largest cluster it launches (16 on an H100 with the opt-in); otherwise, for
 // rows of up to LAP_MAX_CHUNKS laps of 256, the chunks finish with flagged partials (sum_lap: the
 // last block adds at most LAP_MAX_CHUNKS of them). The cluster's finish (one message a block)
-// won against flags at every shape measured, by 1 to 11 points of the read ceiling, with 256
+// won against flags at every shape measured, by 1 to 17 points of the read ceiling, with 256
 // and with 512 threads; 1024-thread laps (16 blocks for 1 x 262144) lost 6 points, on only 16
 // SMs (README.md, "Few long rows"). Otherwise (up to 2 x SMs rows, longer rows, or
 // REDUCE_ROW_LAP=0) the plan the laps replaced: enough chunks for about 2 blocks an SM, each at
