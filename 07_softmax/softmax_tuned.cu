@@ -1232,8 +1232,9 @@ static size_t active_clusters(const void *kernel, int size, int threads, size_t 
 // The largest cluster the dispatcher uses: 8, the size every sm_90 part takes, when the occupancy
 // API says such clusters of this kernel fit; else 1 (the split path). The non-portable 16 that
 // H100 and H200 allow measured slower here than the split path: 1 x 262144 floats took 36% of
-// the copy as a cluster of 16 and 41% split (REDUCE_NO_CLUSTERS=1 compares the two). Asked once
-// per kernel and device.
+// the copy as a cluster of 16 and 41% split (REDUCE_NO_CLUSTERS=1 compares the two), measured
+// when the clusters met at cluster.sync(), before their message exchange. Asked once per kernel
+// and device.
 static int cluster_limit(const void *kernel)
 {
     static const void *cached_kernel[64];
@@ -1267,7 +1268,8 @@ static int cluster_limit(const void *kernel)
 // their CTAs, one a SM, covered a quarter to all of them (8 x 131072). Clusters no larger than
 // one SM's threads won or tied at every shape measured (64 x 32000, 4096 x 50257, 2048 x 32768).
 // Against the split plan in one launch (flags) the wide clusters lose everywhere: the caller
-// asks flags_fit first.
+// asks flags_fit first. All measured when the clusters met at cluster.sync(), before their
+// message exchange (cluster_states): not measured again since.
 static bool cluster_pays(const gpu_t &g, size_t rows, int chunks, int threads)
 {
     if ((size_t)chunks * threads <= (size_t)g.sm_threads) return true;
