@@ -1162,8 +1162,8 @@ static cudaError_t launch_tile_per_row(const void *d_in, void *d_out, size_t row
 // rows of up to LAP_MAX_CHUNKS laps of 256, the chunks finish with flagged partials (sum_lap: the
 // last block adds at most LAP_MAX_CHUNKS of them). The cluster's finish (one message a block)
 // won against flags at every shape measured, by 1 to 17 points of the read ceiling, with 256
-// and with 512 threads; 1024-thread laps (16 blocks for 1 x 262144) lost 6 points, on only 16
-// SMs (README.md, "Few long rows"). Otherwise (up to 2 x SMs rows, longer rows, or
+// and with 512 threads; 1024-thread laps (16 blocks, 16 SMs, for 1 x 262144) lost 6 points
+// (README.md, "Few long rows"). Otherwise (up to 2 x SMs rows, longer rows, or
 // REDUCE_ROW_LAP=0) the plan the laps replaced: enough chunks for about 2 blocks an SM, each at
 // least a lap, which loop over their chunk; one cluster a row where the GPU launches one that
 // large (sm_90), else (more chunks than a cluster holds, or no clusters) flagged partials. From

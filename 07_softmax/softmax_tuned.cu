@@ -1483,8 +1483,9 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
         k = k < kmax ? k : kmax;
         k = k > k_fit ? k : k_fit;
     } else if (k_fit > 1) {
-        // A cluster waits at its barrier once a row; alone on its SM, a CTA then leaves the SM
-        // idle. Cut the row until two float chunks fit one SM's shared memory (1024 x 65536
+        // A cluster's CTAs wait for each other's states once a row; alone on its SM, a CTA then
+        // leaves the SM idle (measured below when they met at cluster.sync(), before the
+        // message exchange). Cut the row until two float chunks fit one SM's shared memory (1024 x 65536
         // floats: 79% of the copy as K = 2, 86% as K = 3, one H100 run,
         // plots/reference/dispatch/stream_tuning/kmatrix_2.txt), or four 16-bit ones: the same
         // values a CTA, whose passes over shared memory likely take as long as a float chunk's
