@@ -419,10 +419,11 @@ typedef struct {
 
 /* Awkward shapes, and each threshold of 06's dispatch from both sides: tile widths (16, 32,
    64, 128 columns), tiles to a warp (512), a warp to blocks (4096); few long rows (one lap of
-   4096 floats a block: 1, 2 and 3 laps a row, 256 laps (the last block's warp 0 adds the
-   partials) and 257 (the whole block does), 1024 laps (the most) and one float more (the plan
-   for longer rows: chunks of several laps, flagged partials)), exactly 2 x SMs rows and 8 x SMs
-   rows of 1000 columns (warp tiles or a block per row; added at run time). */
+   4096 floats a block: 1, 2 and 3 laps a row, a cluster a row where the GPU has clusters; 256
+   laps, flagged (the last block's warp 0 adds the partials) and 257 (the whole block does),
+   1024 laps (the most) and one float more (the plan for longer rows: chunks of several laps,
+   flagged partials)), exactly 2 x SMs rows and 8 x SMs rows of 1000 columns (warp tiles or a
+   block per row; added at run time). */
 static const shape2 row_shapes[] = {
     {1, 1},     {1, 2},     {1, 3},      {1, 31},     {1, 33},    {1, 1025},  {1, 65537},  {1, 100000},
     {2, 3},     {3, 5},     {7, 1},      {64, 3},     {33, 31},   {5, 1025},  {1000, 32},  {999, 33},
@@ -557,14 +558,14 @@ static void test_every_rowsum_variant_meets_the_rounding_bound(void)
    last chunk to start adds them); then the same rows as a GPU without clusters sees them
    (REDUCE_NO_CLUSTERS=1), flagged partials everywhere; then the one-lap chunks of the default
    plan on a GPU without clusters: flagged where they would be a cluster a row (64 x 32001,
-   66 x 24577, 8 x 131072 on an H100). */
+   66 x 24577, 8 x 131072, and 2 and 3 laps a row on an H100). */
 static void test_every_rowsum_variant_is_exact_without_clusters(void)
 {
     if (quick || nothing_to_test(OP_ROWSUM, 0)) return;
     size_t ne = collect(OP_ROWSUM, 0, ents, 512), cases = 0;
     static const shape2 shapes[] = {{1, 262147}, {8, 131075}, {3, 1 << 20}, {100, 8193},
                                     {16, 65536}, {32, 40000}, {64, 32001}, {66, 24577},
-                                    {8, 131072}};
+                                    {8, 131072}, {2, 4097},  {2, 8193}};
     static const char *mode_name[] = {"plan before the laps", "plan before the laps, no clusters",
                                       "one-lap chunks, no clusters"};
     for (size_t k = 0; k < 3 * ARRAY_LEN(shapes); k++) {
