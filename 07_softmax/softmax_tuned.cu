@@ -1011,21 +1011,48 @@ static __global__ void __launch_bounds__(1024, 1)
         mbar_wait(&bar[b], parity);
         __syncthreads(); // the ragged slots too
 
-        // (max, sum of exp) of the thread's slots, then of the CTA
-        float m = -INFINITY;
-        for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
-            pack_t<T, P> pk;
-            pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(&buf[l]);
+        // (max, sum of exp) of the thread's slots, then of the CTA. 16-bit values: one pass, a
+        // pack at a time (online softmax): the pack's max first, and the sum so far rescaled when
+        // that raises the thread's; each value is converted once, not twice. Float: a max pass,
+        // then a sum pass, with nothing to convert and no rescaling. One H100 call,
+        // plots/reference/dispatch/stream_tuning/online/: one pass took 2048 x 32768 bf16 from
+        // 90% of the copy to 92%, 1024 x 65536 16-bit up by 0.5 to 0.9 points, and cost float
+        // 0.5 to 2 points (256 x 151936, 1024 x 65536, 2048 x 32768).
+        float m = -INFINITY, s = 0.0f;
+        if constexpr (sizeof(T) == 2) {
+            for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
+                pack_t<T, P> pk;
+                pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(&buf[l]);
+                float v[P], pm = -INFINITY;
 #pragma unroll
-            for (int i = 0; i < P; ++i) m = fmaxf(m, to_float(pk.elem[i]));
-        }
-        float s = 0.0f;
-        if (m != -INFINITY) {
+                for (int i = 0; i < P; ++i) {
+                    v[i] = to_float(pk.elem[i]);
+                    pm = fmaxf(pm, v[i]);
+                }
+                if (pm > m) { // (exp(-inf) = 0: an empty sum stays 0)
+                    s *= exp_of(m - pm);
+                    m = pm;
+                }
+                if (m != -INFINITY) { // else this pack and all before it are -inf
+#pragma unroll
+                    for (int i = 0; i < P; ++i) s += exp_of(v[i] - m);
+                }
+            }
+        } else {
             for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
                 pack_t<T, P> pk;
                 pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(&buf[l]);
 #pragma unroll
-                for (int i = 0; i < P; ++i) s += exp_of(to_float(pk.elem[i]) - m);
+                for (int i = 0; i < P; ++i) m = fmaxf(m, to_float(pk.elem[i]));
+            }
+            if (m != -INFINITY) {
+                for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
+                    pack_t<T, P> pk;
+                    pk.word =
+                        *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(&buf[l]);
+#pragma unroll
+                    for (int i = 0; i < P; ++i) s += exp_of(to_float(pk.elem[i]) - m);
+                }
             }
         }
         max_sum row = block_combine({m, s});
@@ -1462,12 +1489,13 @@ static int stream_threads(size_t chunk_slots)
 // The stream plan for rows of `cols` elements in 16-byte slots of P, or false. K: the fewest CTAs
 // whose shared memory holds the row (a cluster when K > 1); false when that exceeds the largest
 // cluster, or when rows x K CTAs would leave SMs without one (few rows: the CTA path cuts each
-// row finer); a cluster is cut until two of its CTAs fit an SM (four in 16-bit types). A single
+// row finer); a cluster is cut until three of its CTAs fit an SM (four in 16-bit types). A single
 // CTA a row is launched once per row; clusters loop over the rows. Looping plans only: two
 // buffers when a single CTA has several rows to do and an SM then holds at least as many buffers
 // (rows in flight) as with one. REDUCE_STREAM=1 (measurements) also takes few rows, raising K
 // towards one CTA a SM; REDUCE_STREAM_K, _THREADS, _LOOP and _NBUF set the plan
-// (REDUCE_STREAM_NBUF=2 implies the loop unless REDUCE_STREAM_LOOP=0, which keeps one buffer).
+// (REDUCE_STREAM_NBUF=2 implies the loop unless REDUCE_STREAM_LOOP=0, which keeps one buffer;
+// REDUCE_STREAM_GROUPS caps the looping groups).
 static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t cols, int P,
                         bool forced, stream_plan_t *sp)
 {
@@ -1484,14 +1512,15 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
         k = k > k_fit ? k : k_fit;
     } else if (k_fit > 1) {
         // A cluster's CTAs wait for each other's states once a row; alone on its SM, a CTA then
-        // leaves the SM idle (measured below when they met at cluster.sync(), before the
-        // message exchange). Cut the row until two float chunks fit one SM's shared memory (1024 x 65536
-        // floats: 79% of the copy as K = 2, 86% as K = 3, one H100 run,
-        // plots/reference/dispatch/stream_tuning/kmatrix_2.txt), or four 16-bit ones: the same
-        // values a CTA, whose passes over shared memory likely take as long as a float chunk's
-        // (not profiled; 256 x 151936 bf16: 70% as K = 3, 72-74% as K = 6 or 8, float the same
-        // at K = 6 and 8; H100 and H200, plots/reference/dispatch/stream_tuning/k151936/).
-        const size_t per_sm = (size_t)g.smem_sm / ((size_t)P / 2),
+        // leaves the SM idle. Cut the row until three float chunks fit one SM's shared memory, or
+        // four 16-bit ones (the same values a CTA, whose passes over shared memory likely take as
+        // long as a float chunk's; not profiled). With the states swapped by message, one H100
+        // call (plots/reference/dispatch/stream_tuning/three_a_sm/): 256 x 151936 floats 77% of
+        // the copy as K = 6 (two a SM), 84% as K = 8 (three); 1024 x 65536 floats 85% as K = 3,
+        // 86% as K = 4; 256 x 151936 bf16 78% as K = 6 (four), 77% as K = 8. (With
+        // cluster.sync() two float chunks a SM had won: 1024 x 65536 at 79% as K = 2, 86% as
+        // K = 3, kmatrix_2.txt; float K = 6 and 8 tied at 256 x 151936, k151936/.)
+        const size_t per_sm = (size_t)g.smem_sm / (P >= 8 ? 4 : 3),
                      fixed = (size_t)g.smem_reserved + ((size_t)g.smem_optin - limit);
         if (per_sm > fixed + PACK_BYTES) {
             const size_t k2 = ceil_div(slots * PACK_BYTES, per_sm - fixed);
@@ -1530,6 +1559,9 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     if (resident == 0) return false;
     const size_t most = sp->loop ? resident : MAX_GRID_X / (size_t)sp->chunks;
     sp->groups = rows < most ? rows : most; // past MAX_GRID_X even a group a row loops
+    // REDUCE_STREAM_GROUPS (measurements; a looping plan): fewer groups, each with more rows
+    if (sp->loop && sp->groups <= 65536)
+        sp->groups = (size_t)env_knob("REDUCE_STREAM_GROUPS", (int)sp->groups, 1, (int)sp->groups);
     return sp->groups * (size_t)sp->chunks <= MAX_GRID_X;
 }
 
