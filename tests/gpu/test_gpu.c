@@ -774,6 +774,9 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
         }
     }
     cases += softmax_shape(2 * (size_t)sm_count + 5, 40000, RANDOM_AND_TWO_HOT, 1, 1); /* > resident */
+    /* a float row over 3 CTAs' shared memory, cut until three share an SM (8 CTAs a row on a
+       228 KB SM; 16-bit rows until four do: 6), ragged chunks, clusters looping over the rows */
+    cases += softmax_shape((size_t)sm_count + 1, 151937, RANDOM_ONLY, 1, 1);
     cases += softmax_shape((size_t)sm_count - 1, 20000, RANDOM_ONLY, 1, 1);
     cases += softmax_shape((size_t)sm_count, 20001, RANDOM_ONLY, 3, 3);
     setenv("REDUCE_STREAM_LOOP", "1", 1);
