@@ -1016,9 +1016,10 @@ static __global__ void __launch_bounds__(1024, 1)
         // that raises the thread's; each value is converted once, not twice. Float: a max pass,
         // then a sum pass, with nothing to convert and no rescaling. One H100 call,
         // plots/reference/dispatch/stream_tuning/online/: one pass took 2048 x 32768 bf16 from
-        // 90% of the copy to 92%, 1024 x 65536 16-bit up by 0.5 to 0.9 points, and cost float
-        // 0.5 to 2 points (256 x 151936, 1024 x 65536, 2048 x 32768). On an H200 2048 x 32768
-        // 16-bit went from 77-78% to 82-83% (stream_tuning/h200_e76b40e/).
+        // 90% of the copy to 92%, 1024 x 65536 16-bit up by 0.4 to 0.9 points, and cost float
+        // 1.2 to 1.5 points at 1024 x 65536 and 0.5 to 0.7 at 2048 x 32768 (elsewhere within
+        // 0.6, or within the spread between builds). On an H200 2048 x 32768 16-bit went from
+        // 77-78% to 82-83% (stream_tuning/h200_e76b40e/).
         float m = -INFINITY, s = 0.0f;
         if constexpr (sizeof(T) == 2) {
             for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
@@ -1514,14 +1515,15 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     } else if (k_fit > 1) {
         // A cluster's CTAs wait for each other's states once a row; alone on its SM, a CTA then
         // leaves the SM idle. Cut the row until three float chunks fit one SM's shared memory, or
-        // four 16-bit ones (the same values a CTA, whose passes over shared memory likely take as
-        // long as a float chunk's; not profiled). With the states swapped by message, one H100
-        // call (plots/reference/dispatch/stream_tuning/three_a_sm/): 256 x 151936 floats 77% of
+        // four 16-bit ones. With the states swapped by message, one H100 call
+        // (plots/reference/dispatch/stream_tuning/three_a_sm/k.txt): 256 x 151936 floats 77% of
         // the copy as K = 6 (two a SM), 84% as K = 8 (three); 1024 x 65536 floats 85% as K = 3,
-        // 86% as K = 4; 256 x 151936 bf16 78% as K = 6 (four), 77% as K = 8. The rule gained
-        // on an H200 too (stream_tuning/h200_e76b40e/: 256 x 151936 floats 67-69% -> 72-75%).
+        // 86% as K = 4; 256 x 151936 bf16 78% as K = 6 (four a SM), 77% as K = 8, 76% as
+        // K = 12. Why the best count differs by type was not profiled. The float rule gained on
+        // an H200 too (stream_tuning/h200_e76b40e/: 256 x 151936 floats 67-69% -> 72-75%).
         // (With cluster.sync(), two float chunks a SM had beaten one: 1024 x 65536 at 79% as
-        // K = 2, 86% as K = 3, kmatrix_2.txt; float K = 6 and 8 tied at 256 x 151936, k151936/.)
+        // K = 2, 86% as K = 3, kmatrix_2.txt; float K = 6 and 8 tied at 256 x 151936,
+        // k151936/kmatrix.txt.)
         const size_t per_sm = (size_t)g.smem_sm / (P >= 8 ? 4 : 3),
                      fixed = (size_t)g.smem_reserved + ((size_t)g.smem_optin - limit);
         if (per_sm > fixed + PACK_BYTES) {
