@@ -1522,8 +1522,8 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
         // K = 12. Why the best count differs by type was not profiled. The float rule gained on
         // an H200 too (stream_tuning/h200_e76b40e/: 256 x 151936 floats 67-69% -> 72-75%).
         // (With cluster.sync(), two float chunks a SM had beaten one: 1024 x 65536 at 79% as
-        // K = 2, 86% as K = 3, kmatrix_2.txt; float K = 6 and 8 tied at 256 x 151936,
-        // k151936/kmatrix.txt.)
+        // K = 2, 86% as K = 3, kmatrix_2.txt; at 256 x 151936 float K = 8 beat 6 there and
+        // tied with it in k151936/kmatrix.txt.)
         const size_t per_sm = (size_t)g.smem_sm / (P >= 8 ? 4 : 3),
                      fixed = (size_t)g.smem_reserved + ((size_t)g.smem_optin - limit);
         if (per_sm > fixed + PACK_BYTES) {
