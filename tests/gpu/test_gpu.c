@@ -604,8 +604,10 @@ static void test_every_rowsum_variant_is_exact_without_clusters(void)
 /* ------------------------------------------------------------------------------------------- */
 /* Softmax                                                                                     */
 
-enum { PAT_RANDOM, PAT_TWO_HOT, PAT_LARGE, PAT_EQUAL, PAT_NEG_INF, PAT_ALL_NEG_INF, N_PATTERNS };
-static const char *pattern_name[] = {"random", "two-hot", "+-1e4", "all equal", "-inf entries", "a row of all -inf"};
+enum { PAT_RANDOM, PAT_TWO_HOT, PAT_LARGE, PAT_EQUAL, PAT_NEG_INF, PAT_ALL_NEG_INF, PAT_NEG_INF_HEAD, N_PATTERNS };
+static const char *pattern_name[] = {"random",       "two-hot",           "+-1e4",
+                                     "all equal",    "-inf entries",      "a row of all -inf",
+                                     "-inf first half"};
 
 static void softmax_pattern(float *x, size_t rows, size_t cols, int pat, uint64_t seed)
 {
@@ -626,6 +628,11 @@ static void softmax_pattern(float *x, size_t rows, size_t cols, int pat, uint64_
     case PAT_ALL_NEG_INF:
         fill_uniform(x, n, -5.0f, 5.0f, seed);
         for (size_t j = 0; j < cols; j++) x[(rows / 2) * cols + j] = -INFINITY;
+        break;
+    case PAT_NEG_INF_HEAD: /* whole packs, threads and CTAs see only -inf before the finite half */
+        fill_uniform(x, n, -5.0f, 5.0f, seed);
+        for (size_t r = 0; r < rows; r++)
+            for (size_t j = 0; j < cols / 2; j++) x[r * cols + j] = -INFINITY;
         break;
     }
     round_to_all_types(x, n); /* every pattern is exact in f32, f16 and bf16: one reference */
@@ -774,6 +781,12 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
         }
     }
     cases += softmax_shape(2 * (size_t)sm_count + 5, 40000, RANDOM_AND_TWO_HOT, 1, 1); /* > resident */
+    /* every special-value pattern on the long-row paths too (the short rows above take them all):
+       the stream path (a CTA a row), the CTA path's clusters (64 x 32001 on a 132-SM GPU), the
+       split plan in one launch (one row) */
+    cases += softmax_shape((size_t)sm_count + 1, 20001, ALL_PATTERNS, 1, 1);
+    cases += softmax_shape(64, 32001, ALL_PATTERNS, 0, 0);
+    cases += softmax_shape(1, 262147, ALL_PATTERNS, 1, 1);
     /* a float row over 3 CTAs' shared memory, cut until three share an SM (8 CTAs a row on a
        228 KB SM; 16-bit rows until four do: 6), ragged chunks, clusters looping over the rows */
     cases += softmax_shape((size_t)sm_count + 1, 151937, RANDOM_ONLY, 1, 1);
@@ -785,7 +798,7 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
     unsetenv("REDUCE_STREAM_LOOP");
     setenv("REDUCE_STREAM", "1", 1);
     cases += softmax_shape(8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
-    cases += softmax_shape(3, 20000, RANDOM_ONLY, 0, 0);
+    cases += softmax_shape(3, 20000, ALL_PATTERNS, 0, 0); /* stream clusters of 16: whole CTAs of -inf */
     unsetenv("REDUCE_STREAM");
     /* the split plan on the stream kernel in one launch (its CTAs' states through the flag
        path's workspace), which the dispatcher takes where the flag path's register-holding CTAs
