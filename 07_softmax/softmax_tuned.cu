@@ -883,15 +883,31 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 // the Tensor Memory Accelerator for it (cp.async.bulk: whole 16-byte slots, completion counted
 // in bytes on an mbarrier), so no thread holds a value, registers stay few, and several CTAs
 // share an SM, each at its own phase. A single CTA a row is launched once per row; clusters
-// stay resident and loop over rows. A looping single CTA may have two buffers, and then asks for
-// its next row before it reduces this one (REDUCE_STREAM_LOOP=1 with the looping plan's rule, or
-// REDUCE_STREAM_NBUF=2, for measurements: a CTA a row beat it).
+// stay resident and loop over rows. A CTA (alone or in a cluster) whose chunk is over half its
+// shared memory may instead loop with all of it as a ring (RING): once a row has landed it asks
+// for as much of its next row as fits beside it. A looping single CTA may have two buffers, and
+// then asks for its next row before it reduces this one (REDUCE_STREAM_LOOP=1 with the looping
+// plan's rule, or REDUCE_STREAM_NBUF=2, for measurements: a CTA a row beat it).
 
 // Bulk-copy instructions (PTX ISA 8.0, sm_90); the mbarrier helpers are above softmax_cta.
 // Lane `lane` of the issuing warp: bytes (a multiple of 16, both addresses 16-byte aligned) from
 // global src into shared dst, in pieces of at most 32 KB spread over the warp; lane 0 first
 // tells the barrier how many bytes to expect (and arrives: the barrier counts one arrival).
 static constexpr unsigned BULK_PIECE = 32768;
+static __device__ __forceinline__ void bulk_copies(void *dst, const void *src, unsigned bytes,
+                                                   uint64_t *bar, unsigned lane)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    for (unsigned off = lane * BULK_PIECE; off < bytes; off += WARP_SIZE * BULK_PIECE) {
+        const unsigned n = bytes - off < BULK_PIECE ? bytes - off : BULK_PIECE;
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                     " [%0], [%1], %2, [%3];" ::"r"(smem_address((char *)dst + off)),
+                     "l"((const char *)src + off), "r"(n), "r"(smem_address(bar))
+                     : "memory");
+    }
+#endif
+}
+
 static __device__ __forceinline__ void bulk_load(void *dst, const void *src, unsigned bytes,
                                                  uint64_t *bar, unsigned lane)
 {
@@ -905,13 +921,7 @@ static __device__ __forceinline__ void bulk_load(void *dst, const void *src, uns
             "r"(bytes)
             : "memory");
     __syncwarp();
-    for (unsigned off = lane * BULK_PIECE; off < bytes; off += WARP_SIZE * BULK_PIECE) {
-        const unsigned n = bytes - off < BULK_PIECE ? bytes - off : BULK_PIECE;
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-                     " [%0], [%1], %2, [%3];" ::"r"(smem_address((char *)dst + off)),
-                     "l"((const char *)src + off), "r"(n), "r"(smem_address(bar))
-                     : "memory");
-    }
+    bulk_copies(dst, src, bytes, bar, lane);
 #endif
 }
 
@@ -925,11 +935,56 @@ static __device__ __forceinline__ void ask_for_chunk(const T *x, const chunk_t &
     bulk_load(buf + c.whole_lo, base + (size_t)c.whole_lo * P, n * PACK_BYTES, bar, lane);
 }
 
+// The ring (a looping CTA whose row is over half its shared memory): ring_slots 16-byte slots,
+// row after row, each row's slot l at ring slot (pos + l) mod ring_slots, so that the next row's
+// first slots load into what this row leaves free while this row is reduced and written.
+template <bool RING>
+static __device__ __forceinline__ unsigned ring_at(unsigned pos, unsigned l, unsigned ring_slots)
+{
+    if (!RING) return l;
+    const unsigned q = pos + l;
+    return q < ring_slots ? q : q - ring_slots;
+}
+
+// Issuing warp: the whole slots among slots [lo, hi) of chunk c into the ring, row slot 0 at ring
+// slot pos; their bytes counted on bar, which then gets its one arrival only if `arrive` (a
+// row's first part is asked for without it, the rest with it: the phase ends once both landed).
+template <typename T, int P>
+static __device__ __forceinline__ void ring_ask(const T *x, const chunk_t &c, uint4 *ring,
+                                                unsigned ring_slots, unsigned pos, unsigned lo,
+                                                unsigned hi, bool arrive, uint64_t *bar,
+                                                unsigned lane)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const T *base = x - c.a + c.first * P; // on a 16-byte boundary
+    const unsigned a = lo > c.whole_lo ? lo : c.whole_lo, z = hi < c.whole_hi ? hi : c.whole_hi;
+    const unsigned n = z > a ? z - a : 0, q = ring_at<true>(pos, a, ring_slots);
+    const unsigned n1 = n < ring_slots - q ? n : ring_slots - q; // up to the ring's end
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    if (lane == 0) {
+        if (arrive)
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                             smem_address(bar)),
+                         "r"(n * PACK_BYTES)
+                         : "memory");
+        else
+            asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(
+                             smem_address(bar)),
+                         "r"(n * PACK_BYTES)
+                         : "memory");
+    }
+    __syncwarp();
+    bulk_copies(ring + q, base + (size_t)a * P, n1 * PACK_BYTES, bar, lane);
+    bulk_copies(ring, base + (size_t)(a + n1) * P, (n - n1) * PACK_BYTES, bar, lane);
+#endif
+}
+
 // The chunk's ragged slots (at most its first and its last), element by element, -inf outside
 // the row; thread i of `count` helpers takes the first (i = 0) or the last (i = 1).
-template <typename T, int P>
+template <typename T, int P, bool RING = false>
 static __device__ __forceinline__ void ragged_slots(const T *x, size_t cols, const chunk_t &c,
-                                                    uint4 *buf, unsigned i)
+                                                    uint4 *buf, unsigned i, unsigned pos = 0,
+                                                    unsigned ring_slots = 0)
 {
     if (c.count == 0) return;
     const unsigned l = i == 0 ? 0 : c.count - 1;
@@ -941,7 +996,7 @@ static __device__ __forceinline__ void ragged_slots(const T *x, size_t cols, con
         const long long e = (long long)((c.first + l) * P + j) - c.a; // its column
         pk.elem[j] = e >= 0 && e < (long long)cols ? x[e] : from_float<T>(-INFINITY);
     }
-    buf[l] = *reinterpret_cast<const uint4 *>(&pk.word);
+    buf[ring_at<RING>(pos, l, ring_slots)] = *reinterpret_cast<const uint4 *>(&pk.word);
 }
 
 // How the K CTAs of a row swap their states: EX_CLUSTER, a cluster's distributed shared memory
@@ -950,7 +1005,7 @@ static __device__ __forceinline__ void ragged_slots(const T *x, size_t cols, con
 // EX_CLUSTER): EX_MERGE, rows x K CTAs then the merging CTAs; EX_GATHER, rows x K CTAs that
 // gather (K <= 32).
 enum { EX_CLUSTER, EX_MERGE, EX_GATHER };
-template <typename T, bool LOG, int EX>
+template <typename T, bool LOG, int EX, bool RING = false>
 static __global__ void __launch_bounds__(1024, 1)
     softmax_stream(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, size_t cols,
                    int chunks, unsigned chunk_slots, int nbuf, unsigned long long *d_words)
@@ -985,19 +1040,31 @@ static __global__ void __launch_bounds__(1024, 1)
     }
     __syncthreads();
     if (swap) cluster_arrive(); // waited for before the first message
-    if (nbuf == 2 && warp == 0 && first_row < rows)
+    if (!RING && nbuf == 2 && warp == 0 && first_row < rows)
         ask_for_chunk<T, P>(d_in + first_row * cols,
                             chunk_of<T, P>(d_in, cols, first_row, k, chunk_slots), smem_slots,
                             &bar[0], lane);
+    // RING: the whole dynamic shared memory is one ring; row r starts at ring slot pos, and
+    // `early` of its slots were asked for in the row before (warp 0's count)
+    unsigned ring_slots = 0, pos = 0, early = 0;
+    if (RING) {
+        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(ring_slots));
+        ring_slots /= PACK_BYTES;
+    }
     unsigned it = 0;
     for (size_t r = first_row; r < rows; r += n_groups, ++it) {
-        const unsigned b = nbuf == 2 ? it & 1 : 0;
-        const unsigned parity = (nbuf == 2 ? it >> 1 : it) & 1;
-        uint4 *buf = smem_slots + (size_t)b * chunk_slots;
+        const unsigned b = RING || nbuf == 2 ? it & 1 : 0;
+        const unsigned parity = (RING || nbuf == 2 ? it >> 1 : it) & 1;
+        uint4 *buf = RING ? smem_slots : smem_slots + (size_t)b * chunk_slots;
         const chunk_t c = chunk_of<T, P>(d_in, cols, r, k, chunk_slots);
         const T *x = d_in + r * cols;
         if (warp == 0) {
-            if (nbuf == 1) {
+            if (RING) {
+                // the rest of this row, into what the row before left
+                ring_ask<T, P>(x, c, smem_slots, ring_slots, pos, early, c.count, true, &bar[b],
+                               lane);
+                early = 0;
+            } else if (nbuf == 1) {
                 ask_for_chunk<T, P>(x, c, buf, &bar[0], lane);
             } else if (r + n_groups < rows) { // the next row, into the other buffer
                 const size_t rn = r + n_groups;
@@ -1006,9 +1073,21 @@ static __global__ void __launch_bounds__(1024, 1)
                                     smem_slots + (size_t)(b ^ 1) * chunk_slots, &bar[b ^ 1], lane);
             }
         } else if (warp == 1 && lane < 2) {
-            ragged_slots<T, P>(x, cols, c, buf, lane);
+            ragged_slots<T, P, RING>(x, cols, c, buf, lane, pos, ring_slots);
         }
         mbar_wait(&bar[b], parity);
+        if (RING && warp == 0 && r + n_groups < rows) {
+            // this row has landed: as much of the next as fits beside it, on the next row's
+            // barrier (no arrival yet). Asked for before the wait, these loads delayed this
+            // row's last ones (plots/reference/dispatch/stream_tuning/ring/).
+            const size_t rn = r + n_groups;
+            const chunk_t cn = chunk_of<T, P>(d_in, cols, rn, k, chunk_slots);
+            const unsigned room = ring_slots - c.count;
+            early = cn.count < room ? cn.count : room;
+            ring_ask<T, P>(d_in + rn * cols, cn, smem_slots, ring_slots,
+                           ring_at<true>(pos, c.count, ring_slots), 0, early, false, &bar[b ^ 1],
+                           lane);
+        }
         __syncthreads(); // the ragged slots too
 
         // (max, sum of exp) of the thread's slots, then of the CTA. 16-bit values: one pass, a
@@ -1024,7 +1103,8 @@ static __global__ void __launch_bounds__(1024, 1)
         if constexpr (sizeof(T) == 2) {
             for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
                 pack_t<T, P> pk;
-                pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(&buf[l]);
+                pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(
+                    &buf[ring_at<RING>(pos, l, ring_slots)]);
                 float v[P], pm = -INFINITY;
 #pragma unroll
                 for (int i = 0; i < P; ++i) {
@@ -1043,15 +1123,16 @@ static __global__ void __launch_bounds__(1024, 1)
         } else {
             for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
                 pack_t<T, P> pk;
-                pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(&buf[l]);
+                pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(
+                    &buf[ring_at<RING>(pos, l, ring_slots)]);
 #pragma unroll
                 for (int i = 0; i < P; ++i) m = fmaxf(m, to_float(pk.elem[i]));
             }
             if (m != -INFINITY) {
                 for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
                     pack_t<T, P> pk;
-                    pk.word =
-                        *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(&buf[l]);
+                    pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(
+                        &buf[ring_at<RING>(pos, l, ring_slots)]);
 #pragma unroll
                     for (int i = 0; i < P; ++i) s += exp_of(to_float(pk.elem[i]) - m);
                 }
@@ -1084,7 +1165,8 @@ static __global__ void __launch_bounds__(1024, 1)
         T *y = d_out + r * cols - c.a + c.first * P;
         for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
             pack_t<T, P> pk, out;
-            pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(&buf[l]);
+            pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(
+                    &buf[ring_at<RING>(pos, l, ring_slots)]);
 #pragma unroll
             for (int i = 0; i < P; ++i) {
                 const float v = to_float(pk.elem[i]);
@@ -1108,6 +1190,7 @@ static __global__ void __launch_bounds__(1024, 1)
                 flag_count_reader(d_words, rows, chunks, r);
         }
         __syncthreads(); // the buffer is free for the TMA again
+        if (RING) pos = ring_at<true>(pos, c.count, ring_slots);
     }
     if (swap && it == 0) cluster_wait(); // a CTA without a row still completes the barrier
 #endif
@@ -1411,6 +1494,7 @@ struct stream_plan_t {
     size_t groups;        // CTA groups launched (a group a row, or the resident ones looping)
     bool loop;            // the resident groups loop over the rows
     bool gather;          // stream flags only: the rows gather (no merging CTAs)
+    bool ring;            // one looping CTA a row, its whole shared memory a ring of rows
 };
 
 // A knob for measurements: an integer from the environment, or dflt. A value that is not an
@@ -1491,28 +1575,54 @@ static int stream_threads(size_t chunk_slots)
 // The stream plan for rows of `cols` elements in 16-byte slots of P, or false. K: the fewest CTAs
 // whose shared memory holds the row (a cluster when K > 1); false when that exceeds the largest
 // cluster, or when rows x K CTAs would leave SMs without one (few rows: the CTA path cuts each
-// row finer); a cluster is cut until three of its CTAs fit an SM (four in 16-bit types). A single
-// CTA a row is launched once per row; clusters loop over the rows. Looping plans only: two
+// row finer); a cluster is cut until three of its CTAs fit an SM (four in 16-bit types), unless
+// it is a ring (below). A single CTA a row is launched once per row, unless it is a ring;
+// clusters and rings loop over the rows. Looping plans only: two
 // buffers when a single CTA has several rows to do and an SM then holds at least as many buffers
 // (rows in flight) as with one. REDUCE_STREAM=1 (measurements) also takes few rows, raising K
-// towards one CTA a SM; REDUCE_STREAM_K, _THREADS, _LOOP and _NBUF set the plan
+// towards one CTA a SM; REDUCE_STREAM_K, _THREADS, _LOOP, _NBUF and _RING set the plan
 // (REDUCE_STREAM_NBUF=2 implies the loop unless REDUCE_STREAM_LOOP=0, which keeps one buffer;
 // REDUCE_STREAM_GROUPS caps the looping groups).
 static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t cols, int P,
-                        bool forced, stream_plan_t *sp)
+                        bool forced, stream_plan_t *sp, const void *ring_kernel = nullptr)
 {
+    sp->ring = false;
     const size_t limit = stream_smem_limit(g, kernel);
     if (limit < PACK_BYTES) return false;
     const size_t slots = ceil_div(cols + P - 1, (size_t)P); // any alignment of the row
     const size_t kmax = g.clusters ? STREAM_MAX_CLUSTER : 1;
     const size_t k_fit = ceil_div(slots * PACK_BYTES, limit);
     size_t k = k_fit;
+    // The ring (REDUCE_STREAM_RING=0 or 1 overrides): where the fewest CTAs' chunks are each over
+    // half of a CTA's shared memory, so that one CTA an SM holds one buffer, those CTAs loop over
+    // the rows with the whole of it as a ring, and each asks for the next row's first slots (as
+    // many as fit beside this row) once this row has landed: the SM reads while it reduces and
+    // writes. Taken for a CTA a row in 16-bit types, and for clusters (which then keep their
+    // fewest CTAs instead of being cut) where at least two thirds of a chunk fit beside it.
+    // H100 (plots/reference/dispatch/stream_tuning/ring/): a 16-bit CTA a row, 60000 to 92000
+    // columns, +1.7 to +9.5 points of the copy (1024 x 65536: 80% -> 89%); a float one lost (32768
+    // columns: 0 to -1.8; 40000 to 50257: -2 to -6), likely because float's two passes cost
+    // less to hide than looping costs against a CTA launched a row (ablations and the loop,
+    // below; not profiled). Clusters of 2 as rings against the cut ones of 4 or 5, with 77% of
+    // a chunk beside it: 1024 x 65536 float +2.6 to +3.2, 512 x 131072 bf16 +3 to +4; with 49%
+    // (256 x 151936 16-bit, against 6): -1.5 to -2. The two-thirds line lies between those.
+    const int want_ring = env_knob("REDUCE_STREAM_RING", -1, 0, 1);
+    const size_t fit_bytes = ceil_div(slots, k_fit) * PACK_BYTES;
+    bool ring_rule = false;
+    if (want_ring != 0 && ring_kernel && 2 * fit_bytes > limit && fit_bytes <= limit &&
+        rows * k_fit >= (size_t)g.sms && stream_smem_limit(g, ring_kernel) == limit &&
+        (want_ring == 1 || (k_fit == 1 ? P >= 8 : 3 * (limit - fit_bytes) >= 2 * fit_bytes))) {
+        const size_t rr = stream_resident(g, ring_kernel, (int)k_fit,
+                                          stream_threads(ceil_div(slots, k_fit)),
+                                          limit / PACK_BYTES * PACK_BYTES);
+        ring_rule = rr > 0 && rows > rr;
+    }
     if (rows * k_fit < (size_t)g.sms) {
         if (!forced) return false;
         k = ceil_div((size_t)g.sms, rows);
         k = k < kmax ? k : kmax;
         k = k > k_fit ? k : k_fit;
-    } else if (k_fit > 1) {
+    } else if (k_fit > 1 && !ring_rule) {
         // A cluster's CTAs wait for each other's states once a row; alone on its SM, a CTA then
         // leaves the SM idle. Cut the row until three float chunks fit one SM's shared memory, or
         // four 16-bit ones. With the states swapped by message, one H100 call
@@ -1558,6 +1668,20 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
             sp->nbuf = 2;
             sp->smem *= 2;
             resident = r2;
+        }
+    }
+    // the ring, as decided above (or with REDUCE_STREAM_RING=1 for any K whose chunk is over
+    // half the shared memory)
+    if (ring_kernel && (ring_rule || want_ring == 1) && (sp->chunks == (int)k_fit || want_ring == 1) &&
+        sp->nbuf == 1 && 2 * sp->smem > limit && want_loop != 0 &&
+        stream_smem_limit(g, ring_kernel) == limit) {
+        const size_t ring = limit / PACK_BYTES * PACK_BYTES;
+        const size_t rr = stream_resident(g, ring_kernel, sp->chunks, sp->threads, ring);
+        if (rr > 0 && rows > rr) {
+            sp->ring = true;
+            sp->loop = true;
+            sp->smem = ring;
+            resident = rr;
         }
     }
     if (resident == 0) return false;
@@ -1613,7 +1737,10 @@ static cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t co
     unsigned n_slots = sp.chunk_slots;
     void *params[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols,
                       &n_chunks,     &n_slots,       &n_buf,  (void *)&d_words};
-    cudaError_t err = cudaLaunchKernelExC(&cfg, (const void *)softmax_stream<T, LOG, EX>, params);
+    const void *kernel = (const void *)softmax_stream<T, LOG, EX>;
+    if constexpr (EX == EX_CLUSTER)
+        if (sp.ring) kernel = (const void *)softmax_stream<T, LOG, EX_CLUSTER, true>;
+    cudaError_t err = cudaLaunchKernelExC(&cfg, kernel, params);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
 
@@ -1678,6 +1805,7 @@ static bool plan_stream_flags(const gpu_t &g, size_t rows, size_t cols, const pl
     sp->threads = stream_threads(sp->chunk_slots);
     sp->nbuf = 1;
     sp->loop = false;
+    sp->ring = false;
     sp->groups = rows;
     int per_sm = 0;
     const bool fit = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, sp->threads,
@@ -1715,10 +1843,13 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     }
     if constexpr (P == full_pack<T>()) {
         stream_plan_t sp;
-        if (stream_wanted(g, p) && plan_stream(g, (const void *)softmax_stream<T, LOG, EX_CLUSTER>,
-                                               rows, cols, P, stream_knob() == 1, &sp)) {
+        if (stream_wanted(g, p) &&
+            plan_stream(g, (const void *)softmax_stream<T, LOG, EX_CLUSTER>, rows, cols, P,
+                        stream_knob() == 1, &sp,
+                        (const void *)softmax_stream<T, LOG, EX_CLUSTER, true>)) {
             say_plan("07_softmax/dispatch", rows, cols,
-                     sp.nbuf == 2 ? "stream (shared memory, looping, 2 buffers)"
+                     sp.ring      ? "stream (shared memory, looping, a ring)"
+                     : sp.nbuf == 2 ? "stream (shared memory, looping, 2 buffers)"
                      : sp.loop    ? "stream (shared memory, looping)"
                                   : "stream (shared memory)",
                      sp.chunks, sp.threads, sizeof(T), P);

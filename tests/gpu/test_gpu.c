@@ -792,6 +792,21 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
     cases += softmax_shape((size_t)sm_count + 1, 151937, RANDOM_ONLY, 1, 1);
     cases += softmax_shape((size_t)sm_count - 1, 20000, RANDOM_ONLY, 1, 1);
     cases += softmax_shape((size_t)sm_count, 20001, RANDOM_ONLY, 3, 3);
+    /* the ring (CTAs whose chunk is over half their shared memory loop over rows, the next
+       row's first slots loading beside this one): 65537 columns are a CTA a row in 16-bit
+       types and clusters of 2 in float, each with 2 to 5 rows to do, so rows start anywhere in
+       the ring; a 16-bit row with little room beside it (100003); every special value; the
+       ring forced where the rule leaves it off (a float CTA a row, misaligned; float 40001),
+       and off where it would take it */
+    cases += softmax_shape(2 * (size_t)sm_count + 3, 65537, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += softmax_shape(2 * (size_t)sm_count + 1, 100003, RANDOM_ONLY, 0, 0);
+    cases += softmax_shape((size_t)sm_count + 2, 65537, ALL_PATTERNS, 7, 7);
+    setenv("REDUCE_STREAM_RING", "1", 1);
+    cases += softmax_shape(2 * (size_t)sm_count + 5, 32769, RANDOM_ONLY, 3, 3);
+    cases += softmax_shape(2 * (size_t)sm_count + 1, 40001, RANDOM_ONLY, 1, 1);
+    setenv("REDUCE_STREAM_RING", "0", 1);
+    cases += softmax_shape((size_t)sm_count + 3, 65537, RANDOM_ONLY, 1, 1);
+    unsetenv("REDUCE_STREAM_RING");
     setenv("REDUCE_STREAM_LOOP", "1", 1);
     cases += softmax_shape(2 * (size_t)sm_count + 5, 40000, RANDOM_AND_TWO_HOT, 1, 1);
     cases += softmax_shape(4 * (size_t)sm_count + 1, 16387, RANDOM_ONLY, 0, 0);
