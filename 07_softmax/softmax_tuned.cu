@@ -1600,7 +1600,7 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     // writes. Taken for a CTA a row in 16-bit types, and for clusters (which then keep their
     // fewest CTAs instead of being cut) where at least two thirds of a chunk fit beside it.
     // H100 (plots/reference/dispatch/stream_tuning/ring/): a 16-bit CTA a row, 60000 to 92000
-    // columns, +1.7 to +9.5 points of the copy (1024 x 65536: 80% -> 89%); a float one lost (32768
+    // columns, +1.7 to +9.6 points of the copy (1024 x 65536: 79-80% -> 89%); a float one lost (32768
     // columns: 0 to -1.8; 40000 to 50257: -2 to -6), likely because float's two passes cost
     // less to hide than looping costs against a CTA launched a row (ablations and the loop,
     // below; not profiled). Clusters of 2 as rings against the cut ones of 4 or 5, with 77% of
