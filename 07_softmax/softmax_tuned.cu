@@ -1600,10 +1600,10 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     // writes. Taken for a CTA a row in 16-bit types, and for clusters (which then keep their
     // fewest CTAs instead of being cut) where at least two thirds of a chunk fit beside it.
     // H100 (plots/reference/dispatch/stream_tuning/ring/): a 16-bit CTA a row, 60000 to 92000
-    // columns, +1.7 to +9.6 points of the copy (1024 x 65536: 79-80% -> 89%); a float one lost (32768
-    // columns: 0 to -1.8; 40000 to 50257: -2 to -6), likely because float's two passes cost
-    // less to hide than looping costs against a CTA launched a row (ablations and the loop,
-    // below; not profiled). Clusters of 2 as rings against the cut ones of 4 or 5, with 77% of
+    // columns, +1.7 to +9.6 points of the copy (1024 x 65536: 79-80% -> 89%); a float one lost
+    // (32768 columns: 0 to -1.8; 40000 to 50257: -2 to -6), likely because float's two passes
+    // cost less to hide than looping costs against a CTA launched a row (ablations and the
+    // loop, below; not profiled). Clusters of 2 as rings against the cut ones of 4 or 5, with 77% of
     // a chunk beside it: 1024 x 65536 float +2.6 to +3.2, 512 x 131072 bf16 +3 to +4; with 49%
     // (256 x 151936 16-bit, against 6): -1.5 to -2. The two-thirds line lies between those.
     const int want_ring = env_knob("REDUCE_STREAM_RING", -1, 0, 1);
@@ -1672,7 +1672,7 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     }
     // the ring, as decided above (or with REDUCE_STREAM_RING=1 for any K whose chunk is over
     // half the shared memory)
-    if (ring_kernel && (ring_rule || want_ring == 1) && (sp->chunks == (int)k_fit || want_ring == 1) &&
+    if (ring_kernel && (want_ring == 1 || (ring_rule && sp->chunks == (int)k_fit)) &&
         sp->nbuf == 1 && 2 * sp->smem > limit && want_loop != 0 &&
         stream_smem_limit(g, ring_kernel) == limit) {
         const size_t ring = limit / PACK_BYTES * PACK_BYTES;
