@@ -15,8 +15,9 @@
 # --rows 3 --cols 200003 (few long rows); softmax --rows 37 --cols 1,33,1025,5000,40000,
 # --rows 1 --cols 262147 and --rows 8 --cols 131075 (the split paths), and the dispatch variant at
 # --rows 300 --cols 16389,50257,60001 (the stream path: a CTA a row, a cluster looping over the
-# rows), then at --cols 50257 with REDUCE_STREAM_LOOP=1 (CTAs looping: one buffer in float, two in
-# 16-bit types), at --rows 32 --cols 128257 and, with REDUCE_STREAM_FLAGS=1, --rows 8 --cols 131075
+# rows; at 60001 the ring, 16-bit CTAs and float clusters of 2), then at --cols 50257 with
+# REDUCE_STREAM_LOOP=1 (CTAs looping: one buffer in float, two in 16-bit types) and with
+# REDUCE_STREAM_RING=1 (a float CTA a row as a ring), at --rows 32 --cols 128257 and, with REDUCE_STREAM_FLAGS=1, --rows 8 --cols 131075
 # (the split plan on the stream kernel in one launch); a run line may start with VAR=VALUE words,
 # set for that run. racecheck costs about 11x a plain run: it drops the largest sum and checks
 # softmax at 5 rows. memcheck also runs the gpu suite (build/test_gpu, GPU_TEST_QUICK=1,
@@ -63,11 +64,13 @@ runs_for() { # TOOL PROGRAM
         echo "$sel --rows 1 --cols 262147"
         echo "$sel --rows 8 --cols 131075"
         # the stream path takes at least as many rows as SMs: a CTA a row, a cluster; then the
-        # looping plan of a single CTA (one buffer in float, two in 16-bit at 50257 columns)
+        # looping plan of a single CTA (one buffer in float, two in 16-bit at 50257 columns), and
+        # the ring (60001: 16-bit CTAs a row and float clusters of 2; forced at float 50257)
         has_dispatch=$("$BUILD/$2" --list 2>/dev/null | awk '$1 == "dispatch"' | head -1)
         if [ -n "$has_dispatch" ]; then
             echo "$sel --variant dispatch --rows 300 --cols 16389,50257,60001"
             echo "REDUCE_STREAM_LOOP=1 $sel --variant dispatch --rows 300 --cols 50257"
+            echo "REDUCE_STREAM_RING=1 $sel --variant dispatch --rows 300 --cols 50257"
             # the split plan on the stream kernel in one launch: the default where the register
             # flags do not fit (float at 32 x 128257 on an H100), then forced in every dtype
             echo "$sel --variant dispatch --rows 32 --cols 128257"
