@@ -1210,6 +1210,9 @@ struct gpu_t {
     int smem_sm = 0;       // cudaDevAttrMaxSharedMemoryPerMultiprocessor: all CTAs of an SM
     int smem_reserved = 0; // cudaDevAttrReservedSharedMemoryPerBlock: the system's share a CTA
     int coop = 0;          // cudaDevAttrCooperativeLaunch
+    // DRAM's theoretical bytes per SM clock per SM (memory clock x 2 x bus width over SM clock
+    // x SMs; 0 where the attributes are missing): about 12.8 on an H100 SXM, 15.7 on an H200
+    double dram_bytes_per_sm_clock = 0;
 };
 
 // Attributes of the current device, asked once per device: launchers run in timing loops.
@@ -1245,6 +1248,16 @@ static cudaError_t current_gpu(gpu_t *g)
             (void)cudaGetLastError(); // a runtime that does not know the attribute: no clusters
             n.clusters = 0;
         }
+        int mem_khz = 0, bus_bits = 0, sm_khz = 0;
+        if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev) != cudaSuccess) {
+            (void)cudaGetLastError();
+            mem_khz = 0;
+        }
+        if (mem_khz > 0 && bus_bits > 0 && sm_khz > 0)
+            n.dram_bytes_per_sm_clock =
+                2.0 * mem_khz * (bus_bits / 8.0) / ((double)sm_khz * (double)n.sms);
         cached = n;
     }
     *g = cached;
@@ -1484,6 +1497,11 @@ static cudaError_t warp_path(const T *d_in, T *d_out, size_t rows, int cols, boo
 // Host: the stream path's plan
 // ------------------------------------------------------------------------------------------------
 
+// A float CTA a row takes the ring where DRAM's theoretical bytes per SM clock per SM reach this:
+// a line between the two GPUs measured, the H100 SXM (12.8: the ring lost) and the H200 (15.7:
+// it won); a GPU between them is untested (plan_stream, below).
+static constexpr double RING_FLOAT_BYTES_PER_SM_CLOCK = 14.0;
+
 
 struct stream_plan_t {
     int chunks;           // K CTAs a row; K > 1 is a cluster
@@ -1597,21 +1615,27 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     // half of a CTA's shared memory, so that one CTA an SM holds one buffer, those CTAs loop over
     // the rows with the whole of it as a ring, and each asks for the next row's first slots (as
     // many as fit beside this row) once this row has landed: the SM reads while it reduces and
-    // writes. Taken for a CTA a row in 16-bit types, and for clusters (which then keep their
-    // fewest CTAs instead of being cut) where at least two thirds of a chunk fit beside it.
+    // writes. Taken for a CTA a row in 16-bit types, and in float where DRAM feeds each SM at
+    // least RING_FLOAT_BYTES_PER_SM_CLOCK; and for clusters (which then keep their fewest CTAs
+    // instead of being cut) where at least two thirds of a chunk fit beside it.
     // H100 (plots/reference/dispatch/stream_tuning/ring/): a 16-bit CTA a row, 60000 to 92000
     // columns, +1.7 to +9.6 points of the copy (1024 x 65536: 79-80% -> 89%); a float one lost
     // (32768 columns: 0 to -1.8; 40000 to 50257: -2 to -6), likely because float's two passes
     // cost less to hide than looping costs against a CTA launched a row (ablations and the
-    // loop, below; not profiled). Clusters of 2 as rings against the cut ones of 4 or 5, with 77% of
-    // a chunk beside it: 1024 x 65536 float +2.6 to +3.2, 512 x 131072 bf16 +3 to +4; with 49%
-    // (256 x 151936 16-bit, against 6): -1.5 to -2. The two-thirds line lies between those.
+    // loop, below; not profiled). On an H200 (ring/h200/), whose DRAM is 22% faster for the
+    // same SMs and clock, the float CTAs gained: 32768 +7 to +9.5, 40000 +2.0 to +2.3, 46000
+    // +3.6, 50257 log-softmax +3.8 (softmax 0 to -1); 16-bit +3.6 to +11.7. Clusters of 2 as rings
+    // against the cut ones of 4 or 5, with 77% of a chunk beside it: 1024 x 65536 float +2.6 to
+    // +3.2 (H200 +1.4 to +1.9), 512 x 131072 bf16 +3 to +4 (H200 +4); with 49% (256 x 151936
+    // 16-bit, against 6): -1.5 to -2 (H200 0 and -5). The two-thirds line lies between those.
     const int want_ring = env_knob("REDUCE_STREAM_RING", -1, 0, 1);
     const size_t fit_bytes = ceil_div(slots, k_fit) * PACK_BYTES;
     bool ring_rule = false;
     if (want_ring != 0 && ring_kernel && 2 * fit_bytes > limit && fit_bytes <= limit &&
         rows * k_fit >= (size_t)g.sms && stream_smem_limit(g, ring_kernel) == limit &&
-        (want_ring == 1 || (k_fit == 1 ? P >= 8 : 3 * (limit - fit_bytes) >= 2 * fit_bytes))) {
+        (want_ring == 1 ||
+         (k_fit == 1 ? P >= 8 || g.dram_bytes_per_sm_clock >= RING_FLOAT_BYTES_PER_SM_CLOCK
+                     : 3 * (limit - fit_bytes) >= 2 * fit_bytes))) {
         const size_t rr = stream_resident(g, ring_kernel, (int)k_fit,
                                           stream_threads(ceil_div(slots, k_fit)),
                                           limit / PACK_BYTES * PACK_BYTES);
