@@ -1582,11 +1582,18 @@ static size_t stream_resident(const gpu_t &g, const void *kernel, int chunks, in
     return active_clusters(kernel, chunks, threads, smem);
 }
 
-// Threads of a stream CTA: about 8 slots each, 128 to 512 (REDUCE_STREAM_THREADS sets them).
-static int stream_threads(size_t chunk_slots)
+// Threads of a stream CTA: about 8 slots each, 128 to 512, or RING_THREADS for a ring
+// (REDUCE_STREAM_THREADS sets them). A ring's CTA is alone on its SM with over 7000 slots: 768
+// threads against 512, three rounds alternating in one call on each GPU
+// (plots/reference/dispatch/stream_tuning/ring/threads.txt): 1024 x 65536, every dtype and op,
+// -0.1 to +1.9 points on the H100 and +0.2 to +2.6 on the H200; 512 x 131072 bf16 +0.8 to +1.0
+// and -0.5 to -1.0; 2048 x 60000 f16 -0.2 to -0.4 and +1.1 to +1.6; the H200's float CTA a row
+// at 2048 x 32768 -0.6 to -1.1. 1024 threads lost 1 to 7 (ring/followups.txt).
+static constexpr int RING_THREADS = 768;
+static int stream_threads(size_t chunk_slots, bool ring = false)
 {
     size_t t = ceil_div(ceil_div(chunk_slots, 8), (size_t)WARP_SIZE) * WARP_SIZE;
-    t = t < 128 ? 128 : t > 512 ? 512 : t;
+    t = ring ? RING_THREADS : t < 128 ? 128 : t > 512 ? 512 : t;
     return env_knob("REDUCE_STREAM_THREADS", (int)t, 64, 1024, WARP_SIZE);
 }
 
@@ -1637,7 +1644,7 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
          (k_fit == 1 ? P >= 8 || g.dram_bytes_per_sm_clock >= RING_FLOAT_BYTES_PER_SM_CLOCK
                      : 3 * (limit - fit_bytes) >= 2 * fit_bytes))) {
         const size_t rr = stream_resident(g, ring_kernel, (int)k_fit,
-                                          stream_threads(ceil_div(slots, k_fit)),
+                                          stream_threads(ceil_div(slots, k_fit), true),
                                           limit / PACK_BYTES * PACK_BYTES);
         ring_rule = rr > 0 && rows > rr;
     }
@@ -1700,11 +1707,13 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
         sp->nbuf == 1 && 2 * sp->smem > limit && want_loop != 0 &&
         stream_smem_limit(g, ring_kernel) == limit) {
         const size_t ring = limit / PACK_BYTES * PACK_BYTES;
-        const size_t rr = stream_resident(g, ring_kernel, sp->chunks, sp->threads, ring);
+        const int threads = stream_threads(sp->chunk_slots, true);
+        const size_t rr = stream_resident(g, ring_kernel, sp->chunks, threads, ring);
         if (rr > 0 && rows > rr) {
             sp->ring = true;
             sp->loop = true;
             sp->smem = ring;
+            sp->threads = threads;
             resident = rr;
         }
     }
