@@ -1047,6 +1047,7 @@ static __global__ void __launch_bounds__(1024, 1)
     // RING: the whole dynamic shared memory is one ring; row r starts at ring slot pos, and
     // `early` of its slots were asked for in the row before (warp 0's count)
     unsigned ring_slots = 0, pos = 0, early = 0;
+    bool rest_asked = false; // RING: this row's rest was asked for during the row before's writes
     if (RING) {
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(ring_slots));
         ring_slots /= PACK_BYTES;
@@ -1060,10 +1061,12 @@ static __global__ void __launch_bounds__(1024, 1)
         const T *x = d_in + r * cols;
         if (warp == 0) {
             if (RING) {
-                // the rest of this row, into what the row before left
-                ring_ask<T, P>(x, c, smem_slots, ring_slots, pos, early, c.count, true, &bar[b],
-                               lane);
+                // the rest of this row, into what the row before left (unless asked for already)
+                if (!rest_asked)
+                    ring_ask<T, P>(x, c, smem_slots, ring_slots, pos, early, c.count, true,
+                                   &bar[b], lane);
                 early = 0;
+                rest_asked = false;
             } else if (nbuf == 1) {
                 ask_for_chunk<T, P>(x, c, buf, &bar[0], lane);
             } else if (r + n_groups < rows) { // the next row, into the other buffer
@@ -1076,17 +1079,24 @@ static __global__ void __launch_bounds__(1024, 1)
             ragged_slots<T, P, RING>(x, cols, c, buf, lane, pos, ring_slots);
         }
         mbar_wait(&bar[b], parity);
-        if (RING && warp == 0 && r + n_groups < rows) {
+        // RING: the next row's slots that do not fit beside this row land in this row's first
+        // rest_at slots
+        unsigned rest_at = 0;
+        if (RING && r + n_groups < rows) {
             // this row has landed: as much of the next as fits beside it, on the next row's
             // barrier (no arrival yet). Asked for before the wait, these loads delayed this
             // row's last ones (plots/reference/dispatch/stream_tuning/ring/).
             const size_t rn = r + n_groups;
             const chunk_t cn = chunk_of<T, P>(d_in, cols, rn, k, chunk_slots);
             const unsigned room = ring_slots - c.count;
-            early = cn.count < room ? cn.count : room;
-            ring_ask<T, P>(d_in + rn * cols, cn, smem_slots, ring_slots,
-                           ring_at<true>(pos, c.count, ring_slots), 0, early, false, &bar[b ^ 1],
-                           lane);
+            const unsigned fits = cn.count < room ? cn.count : room;
+            rest_at = cn.count - fits;
+            if (warp == 0) {
+                early = fits;
+                ring_ask<T, P>(d_in + rn * cols, cn, smem_slots, ring_slots,
+                               ring_at<true>(pos, c.count, ring_slots), 0, early, false,
+                               &bar[b ^ 1], lane);
+            }
         }
         __syncthreads(); // the ragged slots too
 
@@ -1163,7 +1173,7 @@ static __global__ void __launch_bounds__(1024, 1)
         // the outputs, from the same shared memory
         const float scale = LOG ? logf(row.s) : __fdividef(1.0f, row.s);
         T *y = d_out + r * cols - c.a + c.first * P;
-        for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) {
+        auto put = [&](unsigned l) {
             pack_t<T, P> pk, out;
             pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(
                     &buf[ring_at<RING>(pos, l, ring_slots)]);
@@ -1182,7 +1192,26 @@ static __global__ void __launch_bounds__(1024, 1)
                     if (e >= 0 && e < (long long)cols) d_out[r * cols + e] = out.elem[i];
                 }
             }
+        };
+        // RING (nbuf 2; REDUCE_STREAM_NBUF=1 keeps the ask after all the writes): this row's
+        // first rest_at slots written (whole rounds of the CTA), the next row's rest is asked for
+        // there, so that it loads during the remaining writes
+        unsigned cut = 0;
+        if (RING && nbuf == 2 && rest_at > 0) {
+            cut = (rest_at + blockDim.x - 1) / blockDim.x * blockDim.x;
+            cut = cut < c.count ? cut : c.count;
+            for (unsigned l = threadIdx.x; l < cut; l += blockDim.x) put(l);
+            __syncthreads(); // those slots are free for the TMA
+            if (warp == 0) {
+                const size_t rn = r + n_groups;
+                const chunk_t cn = chunk_of<T, P>(d_in, cols, rn, k, chunk_slots);
+                ring_ask<T, P>(d_in + rn * cols, cn, smem_slots, ring_slots,
+                               ring_at<true>(pos, c.count, ring_slots), early, cn.count, true,
+                               &bar[b ^ 1], lane);
+                rest_asked = true;
+            }
         }
+        for (unsigned l = cut + threadIdx.x; l < c.count; l += blockDim.x) put(l);
         if (FLAGS && threadIdx.x == 0) {
             if (EX == EX_GATHER)
                 flag_count_gatherer(d_words, rows, chunks, r);
@@ -1497,16 +1526,18 @@ static cudaError_t warp_path(const T *d_in, T *d_out, size_t rows, int cols, boo
 // Host: the stream path's plan
 // ------------------------------------------------------------------------------------------------
 
-// A float CTA a row takes the ring where DRAM's theoretical bytes per SM clock per SM reach this:
-// a line between the two GPUs measured, the H100 SXM (12.8: the ring lost) and the H200 (15.7:
-// it won); a GPU between them is untested (plan_stream, below).
-static constexpr double RING_FLOAT_BYTES_PER_SM_CLOCK = 14.0;
+// Fast DRAM, for the ring: DRAM's theoretical bytes per SM clock per SM at least this. There a
+// float CTA a row takes the ring, and a ring CTA a row asks for its next row's rest during this
+// row's writes (plan_stream, below). A line between the two GPUs measured, the H100 SXM (12.8:
+// both lost) and the H200 (15.7: both won); a GPU between them is untested.
+static constexpr double FAST_DRAM_BYTES_PER_SM_CLOCK = 14.0;
 
 
 struct stream_plan_t {
     int chunks;           // K CTAs a row; K > 1 is a cluster
     int threads;          // CTA size
     int nbuf;             // buffers a CTA: 2 asks for the next row before reducing this one
+                          // (a ring: 2 asks for its rest during this row's writes, 1 after)
     unsigned chunk_slots; // 16-byte slots a CTA holds of each row
     size_t smem;          // dynamic shared memory a CTA
     size_t groups;        // CTA groups launched (a group a row, or the resident ones looping)
@@ -1623,7 +1654,7 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     // the rows with the whole of it as a ring, and each asks for the next row's first slots (as
     // many as fit beside this row) once this row has landed: the SM reads while it reduces and
     // writes. Taken for a CTA a row in 16-bit types, and in float where DRAM feeds each SM at
-    // least RING_FLOAT_BYTES_PER_SM_CLOCK; and for clusters (which then keep their fewest CTAs
+    // least FAST_DRAM_BYTES_PER_SM_CLOCK; and for clusters (which then keep their fewest CTAs
     // instead of being cut) where at least two thirds of a chunk fit beside it.
     // H100 (plots/reference/dispatch/stream_tuning/ring/): a 16-bit CTA a row, 60000 to 92000
     // columns, +1.7 to +9.6 points of the copy (1024 x 65536: 79-80% -> 89%); a float one lost
@@ -1641,7 +1672,7 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     if (want_ring != 0 && ring_kernel && 2 * fit_bytes > limit && fit_bytes <= limit &&
         rows * k_fit >= (size_t)g.sms && stream_smem_limit(g, ring_kernel) == limit &&
         (want_ring == 1 ||
-         (k_fit == 1 ? P >= 8 || g.dram_bytes_per_sm_clock >= RING_FLOAT_BYTES_PER_SM_CLOCK
+         (k_fit == 1 ? P >= 8 || g.dram_bytes_per_sm_clock >= FAST_DRAM_BYTES_PER_SM_CLOCK
                      : 3 * (limit - fit_bytes) >= 2 * fit_bytes))) {
         const size_t rr = stream_resident(g, ring_kernel, (int)k_fit,
                                           stream_threads(ceil_div(slots, k_fit), true),
@@ -1712,6 +1743,16 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
         if (rr > 0 && rows > rr) {
             sp->ring = true;
             sp->loop = true;
+            // A ring's nbuf: 2 asks for the next row's rest as soon as the slots it lands in are
+            // written, 1 once all of this row's are (REDUCE_STREAM_NBUF sets it). 2 for clusters
+            // and on fast DRAM. Same-call A/B, three rounds each
+            // (plots/reference/dispatch/stream_tuning/ring/split/): clusters of 2, H100 +0.5 to
+            // +2.6 points of the copy, H200 +1.9 to +8.6; a CTA a row, H100 -0.4 to -2.6, H200
+            // +1.5 to +5.8.
+            sp->nbuf = want_nbuf ? want_nbuf
+                       : sp->chunks > 1 || g.dram_bytes_per_sm_clock >= FAST_DRAM_BYTES_PER_SM_CLOCK
+                           ? 2
+                           : 1;
             sp->smem = ring;
             sp->threads = threads;
             resident = rr;

@@ -807,6 +807,15 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
     setenv("REDUCE_STREAM_RING", "0", 1);
     cases += softmax_shape((size_t)sm_count + 3, 65537, RANDOM_ONLY, 1, 1);
     unsetenv("REDUCE_STREAM_RING");
+    /* the ring's next-row rest, asked for once the slots it lands in are written (nbuf 2: the
+       rule for clusters, and for a CTA a row on fast DRAM) and after all the writes (1), each
+       forced both ways; 100003 puts most of the next row in this row's slots */
+    setenv("REDUCE_STREAM_NBUF", "2", 1);
+    cases += softmax_shape(2 * (size_t)sm_count + 3, 65537, RANDOM_AND_TWO_HOT, 3, 3);
+    cases += softmax_shape(2 * (size_t)sm_count + 1, 100003, RANDOM_ONLY, 1, 1);
+    setenv("REDUCE_STREAM_NBUF", "1", 1);
+    cases += softmax_shape(2 * (size_t)sm_count + 5, 65537, RANDOM_ONLY, 0, 0);
+    unsetenv("REDUCE_STREAM_NBUF");
     setenv("REDUCE_STREAM_LOOP", "1", 1);
     cases += softmax_shape(2 * (size_t)sm_count + 5, 40000, RANDOM_AND_TWO_HOT, 1, 1);
     cases += softmax_shape(4 * (size_t)sm_count + 1, 16387, RANDOM_ONLY, 0, 0);
