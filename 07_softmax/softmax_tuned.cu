@@ -1005,7 +1005,7 @@ static __device__ __forceinline__ void ragged_slots(const T *x, size_t cols, con
 // EX_CLUSTER): EX_MERGE, rows x K CTAs then the merging CTAs; EX_GATHER, rows x K CTAs that
 // gather (K <= 32).
 enum { EX_CLUSTER, EX_MERGE, EX_GATHER };
-template <typename T, bool LOG, int EX, bool RING = false>
+template <typename T, bool LOG, int EX, bool RING = false, bool SPLIT = false>
 static __global__ void __launch_bounds__(1024, 1)
     softmax_stream(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, size_t cols,
                    int chunks, unsigned chunk_slots, int nbuf, unsigned long long *d_words)
@@ -1062,7 +1062,7 @@ static __global__ void __launch_bounds__(1024, 1)
         if (warp == 0) {
             if (RING) {
                 // the rest of this row, into what the row before left (unless asked for already)
-                if (!rest_asked)
+                if (!SPLIT || !rest_asked)
                     ring_ask<T, P>(x, c, smem_slots, ring_slots, pos, early, c.count, true,
                                    &bar[b], lane);
                 early = 0;
@@ -1079,10 +1079,10 @@ static __global__ void __launch_bounds__(1024, 1)
             ragged_slots<T, P, RING>(x, cols, c, buf, lane, pos, ring_slots);
         }
         mbar_wait(&bar[b], parity);
-        // RING: the next row's slots that do not fit beside this row land in this row's first
+        // SPLIT: the next row's slots that do not fit beside this row land in this row's first
         // rest_at slots
         unsigned rest_at = 0;
-        if (RING && r + n_groups < rows) {
+        if (RING && (SPLIT || warp == 0) && r + n_groups < rows) {
             // this row has landed: as much of the next as fits beside it, on the next row's
             // barrier (no arrival yet). Asked for before the wait, these loads delayed this
             // row's last ones (plots/reference/dispatch/stream_tuning/ring/).
@@ -1193,11 +1193,11 @@ static __global__ void __launch_bounds__(1024, 1)
                 }
             }
         };
-        // RING (nbuf 2; REDUCE_STREAM_NBUF=1 keeps the ask after all the writes): this row's
-        // first rest_at slots written (whole rounds of the CTA), the next row's rest is asked for
-        // there, so that it loads during the remaining writes
+        // SPLIT (a ring's nbuf 2; REDUCE_STREAM_NBUF=1 keeps the ask after all the writes): this
+        // row's first rest_at slots written (whole rounds of the CTA), the next row's rest is
+        // asked for there, so that it loads during the remaining writes
         unsigned cut = 0;
-        if (RING && nbuf == 2 && rest_at > 0) {
+        if (SPLIT && rest_at > 0) {
             cut = (rest_at + blockDim.x - 1) / blockDim.x * blockDim.x;
             cut = cut < c.count ? cut : c.count;
             for (unsigned l = threadIdx.x; l < cut; l += blockDim.x) put(l);
@@ -1640,7 +1640,8 @@ static int stream_threads(size_t chunk_slots, bool ring = false)
 // (REDUCE_STREAM_NBUF=2 implies the loop unless REDUCE_STREAM_LOOP=0, which keeps one buffer;
 // REDUCE_STREAM_GROUPS caps the looping groups).
 static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t cols, int P,
-                        bool forced, stream_plan_t *sp, const void *ring_kernel = nullptr)
+                        bool forced, stream_plan_t *sp, const void *ring_kernel = nullptr,
+                        const void *split_kernel = nullptr)
 {
     sp->ring = false;
     const size_t limit = stream_smem_limit(g, kernel);
@@ -1744,15 +1745,22 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
             sp->ring = true;
             sp->loop = true;
             // A ring's nbuf: 2 asks for the next row's rest as soon as the slots it lands in are
-            // written, 1 once all of this row's are (REDUCE_STREAM_NBUF sets it). 2 for clusters
-            // and on fast DRAM. Same-call A/B, three rounds each
-            // (plots/reference/dispatch/stream_tuning/ring/split/): clusters of 2, H100 +0.5 to
-            // +2.6 points of the copy, H200 +1.9 to +8.6; a CTA a row, H100 -0.4 to -2.6, H200
-            // +1.5 to +5.8.
+            // written (its own kernel, SPLIT), 1 once all of this row's are (REDUCE_STREAM_NBUF
+            // sets it). 2 for 16-bit clusters, and for a CTA a row on fast DRAM. Against the
+            // build before it, same call, three rounds alternating
+            // (plots/reference/dispatch/stream_tuning/ring/split/), points of the copy: 16-bit
+            // clusters of 2 (512 x 131072 bf16) H100 +0.5 to +0.8, H200 +1.1 to +1.4; a CTA a row,
+            // H200 +0.7 to +1.1 (float 2048 x 32768) and +2.2 to +4.8 (16-bit), H100 16-bit -0.3
+            // to -4.3; float clusters of 2 (1024 x 65536) lost on both, H100 -3.0 to -4.9, H200
+            // -0.3 to -4.0.
             sp->nbuf = want_nbuf ? want_nbuf
-                       : sp->chunks > 1 || g.dram_bytes_per_sm_clock >= FAST_DRAM_BYTES_PER_SM_CLOCK
+                       : (sp->chunks > 1 ? P >= 8
+                                         : g.dram_bytes_per_sm_clock >= FAST_DRAM_BYTES_PER_SM_CLOCK)
                            ? 2
                            : 1;
+            // (its own kernel: the other keeps no trace of it; its shared memory set up here)
+            if (sp->nbuf == 2 && !(split_kernel && stream_smem_limit(g, split_kernel) == limit))
+                sp->nbuf = 1;
             sp->smem = ring;
             sp->threads = threads;
             resident = rr;
@@ -1813,7 +1821,9 @@ static cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t co
                       &n_chunks,     &n_slots,       &n_buf,  (void *)&d_words};
     const void *kernel = (const void *)softmax_stream<T, LOG, EX>;
     if constexpr (EX == EX_CLUSTER)
-        if (sp.ring) kernel = (const void *)softmax_stream<T, LOG, EX_CLUSTER, true>;
+        if (sp.ring)
+            kernel = sp.nbuf == 2 ? (const void *)softmax_stream<T, LOG, EX_CLUSTER, true, true>
+                                  : (const void *)softmax_stream<T, LOG, EX_CLUSTER, true>;
     cudaError_t err = cudaLaunchKernelExC(&cfg, kernel, params);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
@@ -1920,7 +1930,8 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
         if (stream_wanted(g, p) &&
             plan_stream(g, (const void *)softmax_stream<T, LOG, EX_CLUSTER>, rows, cols, P,
                         stream_knob() == 1, &sp,
-                        (const void *)softmax_stream<T, LOG, EX_CLUSTER, true>)) {
+                        (const void *)softmax_stream<T, LOG, EX_CLUSTER, true>,
+                        (const void *)softmax_stream<T, LOG, EX_CLUSTER, true, true>)) {
             say_plan("07_softmax/dispatch", rows, cols,
                      sp.ring      ? "stream (shared memory, looping, a ring)"
                      : sp.nbuf == 2 ? "stream (shared memory, looping, 2 buffers)"
