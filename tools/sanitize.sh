@@ -17,7 +17,8 @@
 # --rows 300 --cols 16389,50257,60001 (the stream path: a CTA a row, a cluster looping over the
 # rows; at 60001 the ring, 16-bit CTAs and float clusters of 2), then at --cols 50257 with
 # REDUCE_STREAM_LOOP=1 (CTAs looping: one buffer in float, two in 16-bit types) and with
-# REDUCE_STREAM_RING=1 (a float CTA a row as a ring), at --rows 32 --cols 128257 and, with REDUCE_STREAM_FLAGS=1, --rows 8 --cols 131075
+# REDUCE_STREAM_RING=1 (a float CTA a row as a ring), at --cols 60001 with REDUCE_STREAM_NBUF=2 (the
+# ring's split ask), at --rows 32 --cols 128257 and, with REDUCE_STREAM_FLAGS=1, --rows 8 --cols 131075
 # (the split plan on the stream kernel in one launch); a run line may start with VAR=VALUE words,
 # set for that run. racecheck costs about 11x a plain run: it drops the largest sum and checks
 # softmax at 5 rows. memcheck also runs the gpu suite (build/test_gpu, GPU_TEST_QUICK=1,
@@ -71,6 +72,10 @@ runs_for() { # TOOL PROGRAM
             echo "$sel --variant dispatch --rows 300 --cols 16389,50257,60001"
             echo "REDUCE_STREAM_LOOP=1 $sel --variant dispatch --rows 300 --cols 50257"
             echo "REDUCE_STREAM_RING=1 $sel --variant dispatch --rows 300 --cols 50257"
+            # the ring's split ask (its own kernel), forced at 60001 columns: 16-bit CTAs a row
+            # and float clusters of 2 (the rule takes it for 16-bit clusters, and for CTAs a row
+            # on fast DRAM)
+            echo "REDUCE_STREAM_NBUF=2 $sel --variant dispatch --rows 300 --cols 60001"
             # the split plan on the stream kernel in one launch: the default where the register
             # flags do not fit (float at 32 x 128257 on an H100), then forced in every dtype
             echo "$sel --variant dispatch --rows 32 --cols 128257"
