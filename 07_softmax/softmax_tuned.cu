@@ -1933,7 +1933,9 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
                         (const void *)softmax_stream<T, LOG, EX_CLUSTER, true>,
                         (const void *)softmax_stream<T, LOG, EX_CLUSTER, true, true>)) {
             say_plan("07_softmax/dispatch", rows, cols,
-                     sp.ring      ? "stream (shared memory, looping, a ring)"
+                     sp.ring && sp.nbuf == 2
+                         ? "stream (shared memory, looping, a ring, its rest asked during the writes)"
+                     : sp.ring      ? "stream (shared memory, looping, a ring)"
                      : sp.nbuf == 2 ? "stream (shared memory, looping, 2 buffers)"
                      : sp.loop    ? "stream (shared memory, looping)"
                                   : "stream (shared memory)",
