@@ -1527,8 +1527,8 @@ static cudaError_t warp_path(const T *d_in, T *d_out, size_t rows, int cols, boo
 // ------------------------------------------------------------------------------------------------
 
 // Fast DRAM, for the ring: DRAM's theoretical bytes per SM clock per SM at least this. There a
-// float CTA a row takes the ring, and a ring CTA a row asks for its next row's rest during this
-// row's writes (plan_stream, below). A line between the two GPUs measured, the H100 SXM (12.8:
+// float CTA a row takes the ring, and a 16-bit ring CTA a row asks for its next row's rest during
+// this row's writes (plan_stream, below). A line between the two GPUs measured, the H100 SXM (12.8:
 // both lost) and the H200 (15.7: both won); a GPU between them is untested.
 static constexpr double FAST_DRAM_BYTES_PER_SM_CLOCK = 14.0;
 
@@ -1778,16 +1778,18 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
             sp->loop = true;
             // A ring's nbuf: 2 asks for the next row's rest as soon as the slots it lands in are
             // written (its own kernel, SPLIT), 1 once all of this row's are (REDUCE_STREAM_NBUF
-            // sets it). 2 for 16-bit clusters, and for a CTA a row on fast DRAM. Against the
-            // build before it, same call, three rounds alternating
+            // sets it). 2 for 16-bit rings only: clusters, and a CTA a row on fast DRAM. Against
+            // the build before it, same call, three rounds alternating
             // (plots/reference/dispatch/stream_tuning/ring/split/), points of the copy: 16-bit
-            // clusters of 2 (512 x 131072 bf16) H100 +0.5 to +0.8, H200 +1.1 to +1.4; a CTA a row,
-            // H200 +0.7 to +1.1 (float 2048 x 32768) and +2.2 to +4.8 (16-bit), H100 16-bit -0.3
-            // to -4.3; float clusters of 2 (1024 x 65536) lost on both, H100 -3.0 to -4.9, H200
-            // -0.3 to -4.0.
+            // clusters of 2 (512 x 131072 bf16) H100 +0.5 to +0.8, H200 +1.1 to +1.4; a 16-bit
+            // CTA a row H200 +2.2 to +4.8, H100 -0.3 to -4.3; float clusters of 2 (1024 x 65536)
+            // lost on both, H100 -3.0 to -4.9, H200 -0.3 to -4.0. A float CTA a row (a ring on the
+            // H200 only) split in softmax and lost in log-softmax: 4096 x 50257 log-softmax 64.7-64.9%
+            // against 80.5-80.9% with REDUCE_STREAM_NBUF=1, softmax -1.2 to -1.6; 2048 x 32768
+            // softmax +0.6 to +0.9, log-softmax -1.6 to -1.8 (split/h200_float/).
             sp->nbuf = want_nbuf ? want_nbuf
-                       : (sp->chunks > 1 ? P >= 8
-                                         : g.dram_bytes_per_sm_clock >= FAST_DRAM_BYTES_PER_SM_CLOCK)
+                       : P >= 8 && (sp->chunks > 1 ||
+                                    g.dram_bytes_per_sm_clock >= FAST_DRAM_BYTES_PER_SM_CLOCK)
                            ? 2
                            : 1;
             // (its own kernel: the other keeps no trace of it; its shared memory set up here)
