@@ -1784,9 +1784,9 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
             // clusters of 2 (512 x 131072 bf16) H100 +0.5 to +0.8, H200 +1.1 to +1.4; a 16-bit
             // CTA a row H200 +2.2 to +4.8, H100 -0.3 to -4.3; float clusters of 2 (1024 x 65536)
             // lost on both, H100 -3.0 to -4.9, H200 -0.3 to -4.0. A float CTA a row (a ring on the
-            // H200 only) split in softmax and lost in log-softmax: 4096 x 50257 log-softmax 64.7-64.9%
-            // against 80.5-80.9% with REDUCE_STREAM_NBUF=1, softmax -1.2 to -1.6; 2048 x 32768
-            // softmax +0.6 to +0.9, log-softmax -1.6 to -1.8 (split/h200_float/).
+            // H200 only) lost but for one shape's softmax, against REDUCE_STREAM_NBUF=1
+            // (split/h200_float/): 4096 x 50257 log-softmax 64.7-64.9% against 80.5-80.9%,
+            // softmax -1.2 to -1.6; 2048 x 32768 log-softmax -1.6 to -1.8, softmax +0.6 to +0.9.
             sp->nbuf = want_nbuf ? want_nbuf
                        : P >= 8 && (sp->chunks > 1 ||
                                     g.dram_bytes_per_sm_clock >= FAST_DRAM_BYTES_PER_SM_CLOCK)
