@@ -21,8 +21,9 @@
 //   stream path    sm_90, rows that need CTAs of more than 256 threads and enough of them to
 //                  give every SM a CTA: each CTA's chunk in shared memory, brought by bulk
 //                  copies (cp.async.bulk) while no thread holds a value, so several CTAs share
-//                  an SM; a CTA a row, launched once per row; K > 1 CTAs a row form a cluster
-//                  as above, and the resident clusters loop over the rows
+//                  an SM; a CTA a row, launched once per row (in float, its outputs go back
+//                  the same way: written over the inputs, copied out by the TMA); K > 1 CTAs a
+//                  row form a cluster as above, and the resident clusters loop over the rows
 //
 // Run: build/07_softmax --variant dispatch --rows R --cols C [--op logsoftmax] [--dtype f16|bf16]
 #include <cuda_runtime.h>
@@ -887,7 +888,10 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 // shared memory may instead loop with all of it as a ring (RING): once a row has landed it asks
 // for as much of its next row as fits beside it. A looping single CTA may have two buffers, and
 // then asks for its next row before it reduces this one (REDUCE_STREAM_LOOP=1 with the looping
-// plan's rule, or REDUCE_STREAM_NBUF=2, for measurements: a CTA a row beat it).
+// plan's rule, or REDUCE_STREAM_NBUF=2, for measurements: a CTA a row beat it). A float CTA a
+// row hands its outputs to the TMA as well (bulk_out): written over its inputs, copied out in
+// bulk; the CTA waits only until the TMA has read them (that the next row's CTA then takes the
+// SM sooner is the likely reason it gains; not profiled).
 
 // Bulk-copy instructions (PTX ISA 8.0, sm_90); the mbarrier helpers are above softmax_cta.
 // Lane `lane` of the issuing warp: bytes (a multiple of 16, both addresses 16-byte aligned) from
@@ -933,6 +937,34 @@ static __device__ __forceinline__ void ask_for_chunk(const T *x, const chunk_t &
     const T *base = x - c.a + c.first * P; // on a 16-byte boundary
     const unsigned n = c.whole_hi > c.whole_lo ? c.whole_hi - c.whole_lo : 0;
     bulk_load(buf + c.whole_lo, base + (size_t)c.whole_lo * P, n * PACK_BYTES, bar, lane);
+}
+
+// Lane `lane` of the issuing warp: bytes (a multiple of 16, both addresses 16-byte aligned) from
+// shared src to global dst, in pieces of at most 32 KB spread over the warp, as one bulk group a
+// lane (cp.async.bulk ... bulk_group). The threads that wrote src fenced it for the async proxy
+// (fence.proxy.async) before the barrier that precedes this.
+static __device__ __forceinline__ void bulk_stores(void *dst, const void *src, unsigned bytes,
+                                                   unsigned lane)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    for (unsigned off = lane * BULK_PIECE; off < bytes; off += WARP_SIZE * BULK_PIECE) {
+        const unsigned n = bytes - off < BULK_PIECE ? bytes - off : BULK_PIECE;
+        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(
+                         (char *)dst + off),
+                     "r"(smem_address((const char *)src + off)), "r"(n)
+                     : "memory");
+    }
+#endif
+}
+
+// Issuing warp: waits until the TMA has read every byte of this lane's bulk stores (the shared
+// memory is then free; the global writes may still be in flight).
+static __device__ __forceinline__ void bulk_stores_read()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+#endif
 }
 
 // The ring (a looping CTA whose row is over half its shared memory): ring_slots 16-byte slots,
@@ -1008,7 +1040,8 @@ enum { EX_CLUSTER, EX_MERGE, EX_GATHER };
 template <typename T, bool LOG, int EX, bool RING = false, bool SPLIT = false>
 static __global__ void __launch_bounds__(1024, 1)
     softmax_stream(const T *__restrict__ d_in, T *__restrict__ d_out, size_t rows, size_t cols,
-                   int chunks, unsigned chunk_slots, int nbuf, unsigned long long *d_words)
+                   int chunks, unsigned chunk_slots, int nbuf, unsigned long long *d_words,
+                   int bulk_out)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int P = PACK_BYTES / (int)sizeof(T);
@@ -1173,18 +1206,20 @@ static __global__ void __launch_bounds__(1024, 1)
         // the outputs, from the same shared memory
         const float scale = LOG ? logf(row.s) : __fdividef(1.0f, row.s);
         T *y = d_out + r * cols - c.a + c.first * P;
-        auto put = [&](unsigned l) {
+        // slot l's outputs: its whole slots to global memory, or (in_place) over its inputs for
+        // the TMA to copy out; ragged slots element by element to global memory either way
+        auto put = [&](unsigned l, bool in_place) {
+            uint4 *q = &buf[ring_at<RING>(pos, l, ring_slots)];
             pack_t<T, P> pk, out;
-            pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(
-                    &buf[ring_at<RING>(pos, l, ring_slots)]);
+            pk.word = *reinterpret_cast<const typename word_of<PACK_BYTES>::type *>(q);
 #pragma unroll
             for (int i = 0; i < P; ++i) {
                 const float v = to_float(pk.elem[i]);
                 out.elem[i] = from_float<T>(LOG ? (v - row.m) - scale : exp_of(v - row.m) * scale);
             }
             if (l >= c.whole_lo && l < c.whole_hi) {
-                *reinterpret_cast<typename word_of<PACK_BYTES>::type *>(y + (size_t)l * P) =
-                    out.word;
+                *reinterpret_cast<typename word_of<PACK_BYTES>::type *>(
+                    in_place ? (T *)q : y + (size_t)l * P) = out.word;
             } else {
 #pragma unroll
                 for (int i = 0; i < P; ++i) {
@@ -1200,7 +1235,7 @@ static __global__ void __launch_bounds__(1024, 1)
         if (SPLIT && rest_at > 0) {
             cut = (rest_at + blockDim.x - 1) / blockDim.x * blockDim.x;
             cut = cut < c.count ? cut : c.count;
-            for (unsigned l = threadIdx.x; l < cut; l += blockDim.x) put(l);
+            for (unsigned l = threadIdx.x; l < cut; l += blockDim.x) put(l, false);
             __syncthreads(); // those slots are free for the TMA
             if (warp == 0) {
                 const size_t rn = r + n_groups;
@@ -1211,7 +1246,23 @@ static __global__ void __launch_bounds__(1024, 1)
                 rest_asked = true;
             }
         }
-        for (unsigned l = cut + threadIdx.x; l < c.count; l += blockDim.x) put(l);
+        if (!SPLIT && bulk_out) {
+            // the outputs over the inputs, then the TMA copies the whole slots out: the CTA is
+            // done once it has read them, not once every thread has stored its own
+            for (unsigned l = threadIdx.x; l < c.count; l += blockDim.x) put(l, true);
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); // for the TMA's reads
+            __syncthreads();
+            if (warp == 0) {
+                const unsigned lo = c.whole_lo, n = c.whole_hi > lo ? c.whole_hi - lo : 0;
+                const unsigned q = ring_at<RING>(pos, lo, ring_slots);
+                const unsigned n1 = RING && n > ring_slots - q ? ring_slots - q : n; // ring's end
+                bulk_stores(y + (size_t)lo * P, &buf[q], n1 * PACK_BYTES, lane);
+                if (RING) bulk_stores(y + (size_t)(lo + n1) * P, buf, (n - n1) * PACK_BYTES, lane);
+                bulk_stores_read();
+            }
+        } else {
+            for (unsigned l = cut + threadIdx.x; l < c.count; l += blockDim.x) put(l, false);
+        }
         if (FLAGS && threadIdx.x == 0) {
             if (EX == EX_GATHER)
                 flag_count_gatherer(d_words, rows, chunks, r);
@@ -1544,6 +1595,7 @@ struct stream_plan_t {
     bool loop;            // the resident groups loop over the rows
     bool gather;          // stream flags only: the rows gather (no merging CTAs)
     bool ring;            // one looping CTA a row, its whole shared memory a ring of rows
+    bool bulk_out;        // outputs in place in shared memory, copied out by the TMA
 };
 
 // A knob for measurements: an integer from the environment, or dflt. A value that is not an
@@ -1801,6 +1853,20 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
         }
     }
     if (resident == 0) return false;
+    // Outputs by the TMA (REDUCE_STREAM_BULK_OUT=0 or 1 overrides): each thread writes its
+    // outputs over its inputs in shared memory and one warp asks the TMA to copy the whole slots
+    // out (cp.async.bulk, shared to global); the CTA waits only until the TMA has read them. Taken
+    // for a float CTA launched once a row. Same call, three rounds alternating against =0
+    // (plots/reference/dispatch/stream_tuning/bulk_out/), points of the copy: H100 4096 x 50257
+    // softmax +3.1 to +3.2, log-softmax +8.9 to +9.1; 1500 x 46000 +1.4 to +1.6 and +6.1 to +6.3;
+    // 4096 x 16384 +0.5 and +1.6 to +1.7; 2048 x 32768 -1.0 to -1.1 and +0.9 to +1.1; H200
+    // 4096 x 16384 +1.9 to +2.1 and +9.4 to +9.6, 8192 x 12288 -1.2 to -1.3 and +3.2 to +3.3.
+    // Not taken where it lost: looping clusters (256 x 151936, H100: -0.2 to -4.6), a row over
+    // 16 CTAs in one launch (32 x 128256 float: -5.5 to -6.2 in softmax), 16-bit CTAs a row
+    // (4096 x 16384: -0.6 to +0.2) and rings (H100 1024 x 65536 16-bit: -5.6 to -9.3; H200
+    // float rings: log-softmax +1.0 to +14.3, softmax -0.8 to -10.5).
+    sp->bulk_out = env_knob("REDUCE_STREAM_BULK_OUT",
+                            P == 4 && sp->chunks == 1 && !sp->loop && !sp->ring, 0, 1) == 1;
     const size_t most = sp->loop ? resident : MAX_GRID_X / (size_t)sp->chunks;
     sp->groups = rows < most ? rows : most; // past MAX_GRID_X even a group a row loops
     // REDUCE_STREAM_GROUPS (measurements; a looping plan): fewer groups, each with more rows
@@ -1849,10 +1915,10 @@ static cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t co
         cfg.numAttrs = 1;
     }
     size_t n_rows = rows, n_cols = cols;
-    int n_chunks = sp.chunks, n_buf = sp.nbuf;
+    int n_chunks = sp.chunks, n_buf = sp.nbuf, bulk_out = sp.bulk_out;
     unsigned n_slots = sp.chunk_slots;
-    void *params[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols,
-                      &n_chunks,     &n_slots,       &n_buf,  (void *)&d_words};
+    void *params[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols,   &n_chunks,
+                      &n_slots,      &n_buf,         (void *)&d_words, &bulk_out};
     const void *kernel = (const void *)softmax_stream<T, LOG, EX>;
     if constexpr (EX == EX_CLUSTER)
         if (sp.ring)
@@ -1925,6 +1991,7 @@ static bool plan_stream_flags(const gpu_t &g, size_t rows, size_t cols, const pl
     sp->loop = false;
     sp->ring = false;
     sp->groups = rows;
+    sp->bulk_out = env_knob("REDUCE_STREAM_BULK_OUT", 0, 0, 1) == 1;
     int per_sm = 0;
     const bool fit = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, sp->threads,
                                                                    sp->smem) == cudaSuccess &&
@@ -1971,8 +2038,9 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
                          ? "stream (shared memory, looping, a ring, its rest asked during the writes)"
                      : sp.ring      ? "stream (shared memory, looping, a ring)"
                      : sp.nbuf == 2 ? "stream (shared memory, looping, 2 buffers)"
-                     : sp.loop    ? "stream (shared memory, looping)"
-                                  : "stream (shared memory)",
+                     : sp.loop      ? "stream (shared memory, looping)"
+                     : sp.bulk_out  ? "stream (shared memory, outputs by the TMA)"
+                                    : "stream (shared memory)",
                      sp.chunks, sp.threads, sizeof(T), P);
             return stream_launch<T, LOG>(d_in, d_out, rows, cols, sp, s);
         }
