@@ -1719,7 +1719,7 @@ static int stream_fit_threads(const void *kernel, int threads, size_t smem)
 // (REDUCE_STREAM_NBUF=2 implies the loop unless REDUCE_STREAM_LOOP=0, which keeps one buffer;
 // REDUCE_STREAM_GROUPS caps the looping groups).
 static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t cols, int P,
-                        bool forced, stream_plan_t *sp, const void *ring_kernel = nullptr,
+                        bool log_op, bool forced, stream_plan_t *sp, const void *ring_kernel = nullptr,
                         const void *split_kernel = nullptr)
 {
     sp->ring = false;
@@ -1856,17 +1856,23 @@ static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t 
     // Outputs by the TMA (REDUCE_STREAM_BULK_OUT=0 or 1 overrides): each thread writes its
     // outputs over its inputs in shared memory and one warp asks the TMA to copy the whole slots
     // out (cp.async.bulk, shared to global); the CTA waits only until the TMA has read them. Taken
-    // for a float CTA launched once a row. Same call, three rounds alternating against =0
+    // for a float CTA launched once a row, and for float log-softmax rings of one buffer. Same
+    // call, three rounds alternating against =0
     // (plots/reference/dispatch/stream_tuning/bulk_out/), points of the copy: H100 4096 x 50257
     // softmax +3.1 to +3.2, log-softmax +8.9 to +9.1; 1500 x 46000 +1.4 to +1.6 and +6.1 to +6.3;
     // 4096 x 16384 +0.5 and +1.6 to +1.7; 2048 x 32768 -1.0 to -1.1 and +0.9 to +1.1; H200
     // 4096 x 16384 +1.9 to +2.1 and +9.4 to +9.6, 8192 x 12288 -1.2 to -1.3 and +3.2 to +3.3.
     // Not taken where it lost: looping clusters (256 x 151936, H100: -0.2 to -4.6), a row over
     // 16 CTAs in one launch (32 x 128256 float: -5.5 to -6.2 in softmax), 16-bit CTAs a row
-    // (4096 x 16384: -0.6 to +0.2) and rings (H100 1024 x 65536 16-bit: -5.6 to -9.3; H200
-    // float rings: log-softmax +1.0 to +14.3, softmax -0.8 to -10.5).
+    // (4096 x 16384: -0.6 to +0.2), 16-bit rings (H100 1024 x 65536: -5.6 to -9.3) and float
+    // softmax rings (H200, two rounds: -0.8 to -10.5). Float log-softmax rings gained: H100
+    // 300 x 60001 +8.1 to +9.3, 2048 x 58000 +7.4 to +7.6, 1024 x 65536 +4.4 to +4.7; H200 (two
+    // rounds) 1500 x 46000 +13.6 to +14.3, 4096 x 50257 +5.6 to +5.8, 2048 x 32768 +2.1. Why
+    // log-softmax gains where softmax loses was not profiled.
     sp->bulk_out = env_knob("REDUCE_STREAM_BULK_OUT",
-                            P == 4 && sp->chunks == 1 && !sp->loop && !sp->ring, 0, 1) == 1;
+                            P == 4 && ((sp->chunks == 1 && !sp->loop && !sp->ring) ||
+                                       (log_op && sp->ring && sp->nbuf == 1)),
+                            0, 1) == 1;
     const size_t most = sp->loop ? resident : MAX_GRID_X / (size_t)sp->chunks;
     sp->groups = rows < most ? rows : most; // past MAX_GRID_X even a group a row loops
     // REDUCE_STREAM_GROUPS (measurements; a looping plan): fewer groups, each with more rows
@@ -2029,13 +2035,15 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
     if constexpr (P == full_pack<T>()) {
         stream_plan_t sp;
         if (stream_wanted(g, p) &&
-            plan_stream(g, (const void *)softmax_stream<T, LOG, EX_CLUSTER>, rows, cols, P,
+            plan_stream(g, (const void *)softmax_stream<T, LOG, EX_CLUSTER>, rows, cols, P, LOG,
                         stream_knob() == 1, &sp,
                         (const void *)softmax_stream<T, LOG, EX_CLUSTER, true>,
                         (const void *)softmax_stream<T, LOG, EX_CLUSTER, true, true>)) {
             say_plan("07_softmax/dispatch", rows, cols,
                      sp.ring && sp.nbuf == 2
                          ? "stream (shared memory, looping, a ring, its rest asked during the writes)"
+                     : sp.ring && sp.bulk_out
+                         ? "stream (shared memory, looping, a ring, outputs by the TMA)"
                      : sp.ring      ? "stream (shared memory, looping, a ring)"
                      : sp.nbuf == 2 ? "stream (shared memory, looping, 2 buffers)"
                      : sp.loop      ? "stream (shared memory, looping)"
