@@ -15,7 +15,8 @@
 # --rows 3 --cols 200003 (few long rows); softmax --rows 37 --cols 1,33,1025,5000,40000,
 # --rows 1 --cols 262147 and --rows 8 --cols 131075 (the split paths), and the dispatch variant at
 # --rows 300 --cols 16389,50257,60001 (the stream path: a CTA a row, a cluster looping over the
-# rows; at 60001 the ring, 16-bit CTAs and float clusters of 2), then at --cols 50257 with
+# rows; at 60001 the ring, 16-bit CTAs and float clusters of 2; float CTAs a row and float
+# log-softmax rings write their outputs through the TMA), then at --cols 50257 with
 # REDUCE_STREAM_LOOP=1 (CTAs looping: one buffer in float, two in 16-bit types) and with
 # REDUCE_STREAM_RING=1 (a float CTA a row as a ring), at --cols 60001 with REDUCE_STREAM_NBUF=2 (the
 # ring's split ask), at --rows 32 --cols 128257 and, with REDUCE_STREAM_FLAGS=1, --rows 8 --cols 131075
