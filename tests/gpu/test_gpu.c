@@ -816,6 +816,16 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
     setenv("REDUCE_STREAM_NBUF", "1", 1);
     cases += softmax_shape(2 * (size_t)sm_count + 5, 65537, RANDOM_ONLY, 0, 0);
     unsetenv("REDUCE_STREAM_NBUF");
+    /* outputs by the TMA (written over the inputs in shared memory, copied out in bulk; the rule
+       takes them for a float CTA a row and float log-softmax rings): forced off for a float CTA
+       a row, and on where the rule leaves them off (a 16-bit CTA a row as a ring, float
+       softmax rings of clusters of 2, clusters looping over rows) */
+    setenv("REDUCE_STREAM_BULK_OUT", "0", 1);
+    cases += softmax_shape((size_t)sm_count + 1, 20001, RANDOM_AND_TWO_HOT, 1, 1);
+    setenv("REDUCE_STREAM_BULK_OUT", "1", 1);
+    cases += softmax_shape(2 * (size_t)sm_count + 3, 65537, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += softmax_shape((size_t)sm_count + 1, 151937, RANDOM_ONLY, 1, 1);
+    unsetenv("REDUCE_STREAM_BULK_OUT");
     setenv("REDUCE_STREAM_LOOP", "1", 1);
     cases += softmax_shape(2 * (size_t)sm_count + 5, 40000, RANDOM_AND_TWO_HOT, 1, 1);
     cases += softmax_shape(4 * (size_t)sm_count + 1, 16387, RANDOM_ONLY, 0, 0);
