@@ -22,8 +22,9 @@
 //                  give every SM a CTA: each CTA's chunk in shared memory, brought by bulk
 //                  copies (cp.async.bulk) while no thread holds a value, so several CTAs share
 //                  an SM; a CTA a row, launched once per row (in float, its outputs go back
-//                  the same way: written over the inputs, copied out by the TMA); K > 1 CTAs a
-//                  row form a cluster as above, and the resident clusters loop over the rows
+//                  the same way: written over the inputs, copied out by the TMA; so do float
+//                  log-softmax rings); K > 1 CTAs a row form a cluster as above, and the
+//                  resident clusters loop over the rows
 //
 // Run: build/07_softmax --variant dispatch --rows R --cols C [--op logsoftmax] [--dtype f16|bf16]
 #include <cuda_runtime.h>
@@ -889,9 +890,9 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 // for as much of its next row as fits beside it. A looping single CTA may have two buffers, and
 // then asks for its next row before it reduces this one (REDUCE_STREAM_LOOP=1 with the looping
 // plan's rule, or REDUCE_STREAM_NBUF=2, for measurements: a CTA a row beat it). A float CTA a
-// row hands its outputs to the TMA as well (bulk_out): written over its inputs, copied out in
-// bulk; the CTA waits only until the TMA has read them (that the next row's CTA then takes the
-// SM sooner is the likely reason it gains; not profiled).
+// row, and a float log-softmax ring, hand their outputs to the TMA as well (bulk_out): written
+// over the inputs, copied out in bulk; the CTA waits only until the TMA has read them (that the
+// next row's CTA then takes the SM sooner is the likely reason a CTA a row gains; not profiled).
 
 // Bulk-copy instructions (PTX ISA 8.0, sm_90); the mbarrier helpers are above softmax_cta.
 // Lane `lane` of the issuing warp: bytes (a multiple of 16, both addresses 16-byte aligned) from
@@ -1719,8 +1720,8 @@ static int stream_fit_threads(const void *kernel, int threads, size_t smem)
 // (REDUCE_STREAM_NBUF=2 implies the loop unless REDUCE_STREAM_LOOP=0, which keeps one buffer;
 // REDUCE_STREAM_GROUPS caps the looping groups).
 static bool plan_stream(const gpu_t &g, const void *kernel, size_t rows, size_t cols, int P,
-                        bool log_op, bool forced, stream_plan_t *sp, const void *ring_kernel = nullptr,
-                        const void *split_kernel = nullptr)
+                        bool log_op, bool forced, stream_plan_t *sp,
+                        const void *ring_kernel = nullptr, const void *split_kernel = nullptr)
 {
     sp->ring = false;
     const size_t limit = stream_smem_limit(g, kernel);
