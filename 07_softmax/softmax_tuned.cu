@@ -793,11 +793,13 @@ static __device__ __forceinline__ void flag_count_reader(unsigned long long *d_w
 // warp of each of its CTAs loads the row's states, one a lane, loads again those not published
 // yet until all are, and merges them as the merging warp would (lane i state i, the same
 // butterfly: the same bits). Each CTA counts itself after its writes; the last puts the states
-// and the count back to 0 (the row's word stays 0). With more chunks every CTA's polls of every
-// state cost more than the trip saves: at one row of 262144 (128 a row) the gather measured
-// 46-51% of the copy against 58-64% with the merging warps, at 32 x 128256 bfloat16 (16 a row)
-// 61-64% against 57-58% (plots/reference/dispatch/flag_exchange/gather/). The host decides
-// (flag_gathers).
+// and the count back to 0 (the row's word stays 0). At 32 x 128256 bfloat16 (16 a row) that
+// measured 61-64% of the copy against 57-58% with the merging warps
+// (plots/reference/dispatch/flag_exchange/gather/). In the flag path in registers rows of up to
+// 64 chunks gather, two states a lane (flag_gather_wide, below; at most 32, the same loads and
+// bits as here); a first form of the gather for any count (up to 32 states a lane a round)
+// measured 46-51% against 58-64% at one row of 262144 (128 a row, gather/first/). The host
+// decides (flag_gathers, flag_gathers_regs).
 
 static __device__ __forceinline__ max_sum flag_gather_row(const unsigned long long *states,
                                                           int chunks, unsigned lane)
@@ -810,6 +812,44 @@ static __device__ __forceinline__ max_sum flag_gather_row(const unsigned long lo
     }
     const max_sum empty = {-INFINITY, 0.0f};
     return group_combine<WARP_SIZE>((int)lane < chunks ? merge(empty, word_state(w)) : empty);
+}
+
+// The flag path in registers gathers rows of up to GATHER_AT_ONCE x 32 CTAs: lane i polls
+// states i, i + 32 (both at once, one trip to L2 a round), merges its own in index order, then
+// the butterfly (the same bits in every CTA of the row; a row of at most 32 loads one state a
+// lane, as flag_gather_row does). Against the merging warps (REDUCE_FLAGS_GATHER_MAX=32), three
+// rounds alternating in one H100 call (plots/reference/dispatch/flag_exchange/gather_wide/):
+// 8 x 131072 (64 a row) 0.35 to 1.09 us faster a pair in every dtype and op (float softmax
+// 9.58-9.63 us against 10.05-10.32), 4 x 131072 0.15 to 0.45 (f32 and bf16 softmax, leaving out
+// one merging run of 15.5 us), 2 x 200000 float (52 a row) 0.08 to 0.38; one row of 131072 (36
+// a row) -0.23 to +0.30. Four states a lane (rows of up to 128) tied at one row of 262144 and
+// spilled registers in 16-bit softmax, so rows of over 64 keep the merging warps.
+static constexpr int GATHER_AT_ONCE = 2;
+static __device__ __forceinline__ max_sum flag_gather_wide(const unsigned long long *states,
+                                                           int chunks, unsigned lane)
+{
+    const unsigned t0 = now_ns();
+    const unsigned long long *mine = states + lane; // state lane + 32 u at mine + 32 u
+    const int n = chunks - (int)lane;               // this lane's states: those with 32 u < n
+    unsigned long long w[GATHER_AT_ONCE];
+#pragma unroll
+    for (int u = 0; u < GATHER_AT_ONCE; ++u)
+        w[u] = u * WARP_SIZE < n ? state_load(mine + u * WARP_SIZE) : ~0ull; // past the row
+    for (;;) {
+        bool all = true;
+#pragma unroll
+        for (int u = 0; u < GATHER_AT_ONCE; ++u) all &= published(w[u]);
+        if (__all_sync(FULL_MASK, all)) break;
+        poll_deadline(t0);
+#pragma unroll
+        for (int u = 0; u < GATHER_AT_ONCE; ++u)
+            if (!published(w[u])) w[u] = state_load(mine + u * WARP_SIZE);
+    }
+    max_sum row = {-INFINITY, 0.0f};
+#pragma unroll
+    for (int u = 0; u < GATHER_AT_ONCE; ++u)
+        if (u * WARP_SIZE < n) row = merge(row, word_state(w[u]));
+    return group_combine<WARP_SIZE>(row);
 }
 
 // The gathering row's count after the writes: the last CTA puts the row's states and the count
@@ -857,7 +897,7 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
 #else
             const unsigned long long *states = d_words + r * chunks;
 #endif
-            const max_sum t = flag_gather_row(states, chunks, threadIdx.x);
+            const max_sum t = flag_gather_wide(states, chunks, threadIdx.x);
             if (threadIdx.x == 0) total = t;
         }
     } else if (threadIdx.x == 0) {
@@ -866,13 +906,24 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
     __syncthreads();
     write_chunk<T, LOG, P>(d_out + c.row * cols, cols, c, v, mine.m, total);
     // after the writes: the count's round trip is off the way to them (the row again: fewer
-    // registers held over the writes)
-    if (threadIdx.x == 0) {
-        if (GATHER)
-            flag_count_gatherer(d_words, rows, chunks, blockIdx.x / chunks);
-        else
-            flag_count_reader(d_words, rows, chunks, blockIdx.x / chunks);
+    // registers held over the writes); in a gathering row the last CTA's first warp puts the
+    // states back to 0, a lane each
+    if (GATHER) {
+        if (threadIdx.x < WARP_SIZE) {
+            const size_t rr = blockIdx.x / chunks;
+            unsigned *readers =
+                reinterpret_cast<unsigned *>(d_words + rows * (size_t)chunks + rows);
+            unsigned last = 0;
+            if (threadIdx.x == 0) last = atomicAdd(readers + 2 * rr, 1u) == (unsigned)chunks - 1;
+            if (__shfl_sync(FULL_MASK, last, 0)) {
+                for (int j = threadIdx.x; j < chunks; j += WARP_SIZE)
+                    state_store(d_words + rr * chunks + j, 0ull);
+                if (threadIdx.x == 0) readers[2 * rr] = 0;
+            }
+        }
+        return;
     }
+    if (threadIdx.x == 0) flag_count_reader(d_words, rows, chunks, blockIdx.x / chunks);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1892,9 +1943,19 @@ static bool flag_gathers(int chunks)
     return chunks <= WARP_SIZE && env_knob("REDUCE_FLAGS_GATHER", 1, 0, 1) == 1;
 }
 
-static size_t flag_extra_ctas(size_t rows, int chunks, int threads)
+// The same for the flag path in registers: up to GATHER_AT_ONCE x 32 CTAs a row
+// (flag_gather_wide; REDUCE_FLAGS_GATHER_MAX=32, for measurements, keeps the stream kernel's
+// line).
+static bool flag_gathers_regs(int chunks)
 {
-    return flag_gathers(chunks) ? 0 : flag_mergers(rows, threads);
+    const int most = env_knob("REDUCE_FLAGS_GATHER_MAX", GATHER_AT_ONCE * WARP_SIZE, WARP_SIZE,
+                              GATHER_AT_ONCE * WARP_SIZE, WARP_SIZE);
+    return chunks <= most && env_knob("REDUCE_FLAGS_GATHER", 1, 0, 1) == 1;
+}
+
+static size_t flag_extra_ctas(size_t rows, int chunks, int threads, bool gathers)
+{
+    return gathers ? 0 : flag_mergers(rows, threads);
 }
 
 // EX other than EX_CLUSTER: the flag path's exchange (d_words its workspace), cooperative launch.
@@ -1962,11 +2023,12 @@ static bool flags_fit(const gpu_t &g, size_t rows, const plan_t &p, const void *
     if (p.path != PATH_SPLIT || d_ws == nullptr || !g.coop || !env_knob("REDUCE_FLAGS", 1, 0, 1))
         return false;
     int per_sm = 0;
-    const void *kernel = flag_gathers(p.chunks) ? (const void *)softmax_flags<T, LOG, P, true>
-                                                : (const void *)softmax_flags<T, LOG, P, false>;
+    const bool gathers = flag_gathers_regs(p.chunks);
+    const void *kernel = gathers ? (const void *)softmax_flags<T, LOG, P, true>
+                                 : (const void *)softmax_flags<T, LOG, P, false>;
     const bool fit = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, p.threads, 0) ==
                          cudaSuccess &&
-                     rows * (size_t)p.chunks + flag_extra_ctas(rows, p.chunks, p.threads) <=
+                     rows * (size_t)p.chunks + flag_extra_ctas(rows, p.chunks, p.threads, gathers) <=
                          (size_t)per_sm * g.sms;
     (void)cudaGetLastError();
     return fit;
@@ -2005,7 +2067,8 @@ static bool plan_stream_flags(const gpu_t &g, size_t rows, size_t cols, const pl
     int per_sm = 0;
     const bool fit = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, sp->threads,
                                                                    sp->smem) == cudaSuccess &&
-                     rows * (size_t)sp->chunks + flag_extra_ctas(rows, sp->chunks, sp->threads) <=
+                     rows * (size_t)sp->chunks +
+                             flag_extra_ctas(rows, sp->chunks, sp->threads, sp->gather) <=
                          (size_t)per_sm * g.sms;
     (void)cudaGetLastError();
     return fit;
@@ -2112,7 +2175,7 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
         int n_chunks = p.chunks;
         void *args[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols,
                         &n_chunks,     &n_slots,       &words};
-        const bool gather = flag_gathers(p.chunks);
+        const bool gather = flag_gathers_regs(p.chunks);
         cudaError_t e = cudaLaunchCooperativeKernel(
             gather ? (const void *)softmax_flags<T, LOG, P, true>
                    : (const void *)softmax_flags<T, LOG, P, false>,

@@ -858,6 +858,16 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
     setenv("REDUCE_FLAGS_GATHER", "0", 1);
     cases += softmax_shape(32, 128257, RANDOM_ONLY, 1, 1);
     unsetenv("REDUCE_FLAGS_GATHER");
+    /* the flag path in registers gathers rows of up to 64 CTAs, two states a lane: 8 x 131072
+       (64 a row on a 132-SM H100: lane 31's second state is the row's last), 8 x 131075 (36),
+       each side of the line at 4 x 540001 (66 a row: the merging warps), and 8 x 131075 with the
+       merging warps (REDUCE_FLAGS_GATHER_MAX=32) */
+    cases += softmax_shape(8, 131072, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += softmax_shape(8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += softmax_shape(4, 540001, RANDOM_ONLY, 1, 1);
+    setenv("REDUCE_FLAGS_GATHER_MAX", "32", 1);
+    cases += softmax_shape(8, 131075, RANDOM_ONLY, 1, 1);
+    unsetenv("REDUCE_FLAGS_GATHER_MAX");
     if (full) {
         cases += softmax_shape(1100, 32769, RANDOM_ONLY, 0, 0);
         cases += softmax_shape(5, 1 << 21, RANDOM_ONLY, 1, 1);
