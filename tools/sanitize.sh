@@ -13,7 +13,8 @@
 # with --check-only (every variant and dtype, an exact pattern and random data) at sizes
 # chosen per op: sums -n 1,33,1025,65537,1000003; row sums --rows 7 --cols 1,33,260,1025,5000 and
 # --rows 3 --cols 200003 (few long rows); softmax --rows 37 --cols 1,33,1025,5000,40000,
-# --rows 1 --cols 262147 and --rows 8 --cols 131075 (the split paths), and the dispatch variant at
+# --rows 1 --cols 262147 and --rows 8 --cols 131075 (the split paths; 8 x 131075 gathers its 36
+# CTAs a row in registers, two states a lane), and the dispatch variant at
 # --rows 300 --cols 16389,50257,60001 (the stream path: a CTA a row, a cluster looping over the
 # rows; at 60001 the ring, 16-bit CTAs and float clusters of 2; float CTAs a row and float
 # log-softmax rings write their outputs through the TMA), then at --cols 50257 with
