@@ -652,25 +652,28 @@ static void tg_end(const tg_acc *a, const char *what, res_target *t)
     }
     const char *lowest = a->points > 1 ? "lowest " : "";
     const char *at = a->worst_at[0] == '(' ? "" : "at ";
+    /* met only at or above the goal itself; a miss that the usual digits would print as the goal
+       ("60.0%" for 59.96%, "1.25x" for 1.2496x) gets one digit more, so it never reads as met */
+    const int ok = a->worst >= a->goal;
+    const double shown = a->is_pct ? round(a->worst * 10) / 10 : round(a->worst * 100) / 100;
+    const int more = !ok && shown >= a->goal;
     if (a->is_pct)
-        snprintf(t->measured, sizeof t->measured, "%s%.1f%% %s%s", lowest, a->worst, at,
-                 a->worst_at);
+        snprintf(t->measured, sizeof t->measured, "%s%.*f%% %s%s", lowest, more ? 2 : 1, a->worst,
+                 at, a->worst_at);
     else
-        snprintf(t->measured, sizeof t->measured, "%s%.2fx %s%s", lowest, a->worst, at,
-                 a->worst_at);
+        snprintf(t->measured, sizeof t->measured, "%s%.*fx %s%s", lowest, more ? 3 : 2, a->worst,
+                 at, a->worst_at);
     if (a->missing) {
         size_t l = strlen(t->measured);
         snprintf(t->measured + l, sizeof t->measured - l, "; no data at %s", a->missing_at);
     }
-    /* compare what is printed, so that "90.0%" never reads as missed */
-    double shown = a->is_pct ? round(a->worst * 10) / 10 : round(a->worst * 100) / 100;
-    int ok = shown >= a->goal;
     t->met = ok && a->missing == 0;
+    const double by = a->goal - (more ? a->worst : shown);
     if (!ok && a->is_pct)
-        snprintf(t->missed_by, sizeof t->missed_by, "%.1f points", a->goal - shown);
+        snprintf(t->missed_by, sizeof t->missed_by, "%.*f points", more ? 2 : 1, by);
     else if (!ok)
-        snprintf(t->missed_by, sizeof t->missed_by, "%.2fx (%.0f%%)", a->goal - shown,
-                 100 * (a->goal - shown) / a->goal);
+        snprintf(t->missed_by, sizeof t->missed_by, "%.*fx (%.*f%%)", more ? 3 : 2, by, more ? 1 : 0,
+                 100 * by / a->goal);
     else if (a->missing)
         snprintf(t->missed_by, sizeof t->missed_by, "no data at %zu of %zu", a->missing, a->points);
 }

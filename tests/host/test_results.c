@@ -277,6 +277,41 @@ static void test_targets_are_met_or_missed_by_how_much(void)
     remove_dir();
 }
 
+/* A target is met at or above its goal, never by rounding: 89.96% of a 90% line is a miss and
+   reads as one (two decimals), 90.00% is met. */
+static void test_a_miss_never_rounds_up_to_the_goal(void)
+{
+    const double pcts[2] = {89.96, 90.0};
+    for (int k = 0; k < 2; k++) {
+        fresh_dir();
+        size_t n28 = (size_t)1 << 28;
+        char run[2048] = HEADER;
+        row(run, sizeof run, "baseline", "cub_device_reduce", "sum", "f32", 1, n28, 4000, 95, "ok");
+        row(run, sizeof run, "baseline", "read_stream", "sum", "f32", 1, n28, 4200, 100, "ok");
+        row(run, sizeof run, "06_coop_groups", "grid_sync", "sum", "f32", 1, n28, 3960, pcts[k],
+            "ok");
+        write_file("run.csv", run);
+        res_set s;
+        char err[512];
+        CU_ASSERT_EQUAL_FATAL(res_load_set(dir, &s, err, sizeof err), 0);
+        res_target t[128];
+        size_t n = res_targets(&s, t, 128);
+        const res_target *p = target_named(t, n, "full sum, n = 2^28: best variant, % of read");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        if (k == 0) {
+            CU_ASSERT_FALSE(p->met);
+            CU_ASSERT_PTR_NOT_NULL(strstr(p->measured, "89.96%"));
+            CU_ASSERT_STRING_EQUAL(p->missed_by, "0.04 points");
+        } else {
+            CU_ASSERT_TRUE(p->met);
+            CU_ASSERT_PTR_NOT_NULL(strstr(p->measured, "90.0%"));
+            CU_ASSERT_STRING_EQUAL(p->missed_by, "");
+        }
+        res_free(&s);
+        remove_dir();
+    }
+}
+
 static void test_bf16_rows_and_the_new_baselines_are_read(void)
 {
     fresh_dir();
@@ -348,6 +383,7 @@ CU_TestInfo results_tests[] = {
     {"a missing marker is reported and the file left alone",
      test_a_missing_marker_is_reported_and_the_file_left_alone},
     {"targets are met, or missed by how much", test_targets_are_met_or_missed_by_how_much},
+    {"a miss never rounds up to the goal", test_a_miss_never_rounds_up_to_the_goal},
     {"bf16 rows and the new baselines are read", test_bf16_rows_and_the_new_baselines_are_read},
     CU_TEST_INFO_NULL,
 };
