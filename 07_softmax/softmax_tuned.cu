@@ -825,7 +825,9 @@ static __device__ __forceinline__ max_sum flag_gather_row(const unsigned long lo
 // a row) -0.23 to +0.30. Four states a lane (rows of up to 128) tied at one row of 262144 and
 // spilled registers in 16-bit softmax, so rows of over 64 keep the merging warps. Rows of at most
 // 32 take this function too: against the build with flag_gather_row, one H100 call, 32 x 128256
-// 16-bit log-softmax 1.26 to 1.89 us faster a pair, softmax -0.11 to +0.57 (not profiled).
+// 16-bit log-softmax 1.26 to 1.89 us faster a pair, softmax -0.11 to +0.57; under Nsight Compute
+// the same registers and instructions, less waiting on loads, at the barrier and to drain
+// (gather_wide/, its README).
 static constexpr int GATHER_AT_ONCE = 2;
 static __device__ __forceinline__ max_sum flag_gather_wide(const unsigned long long *states,
                                                            int chunks, unsigned lane)
