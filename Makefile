@@ -84,9 +84,9 @@ STAGE_BINS := $(ALL_STAGES:%=$(BUILD)/%)
 TEST_HOST  := $(BUILD)/test_host
 TEST_GPU   := $(BUILD)/test_gpu
 
-# The objects of one stage: each .cu of its folder on its own (07 has a lesson file and a
-# tuned file), and its main.c.
-stage_objs = $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard $(1)/*.cu))
+# The objects of one stage: each .cu of its folder on its own (the lesson file) and of its
+# tuned/ folder where it has one (06, 07: one file a production path), and its main.c.
+stage_objs = $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard $(1)/*.cu $(1)/tuned/*.cu))
 ALL_STAGE_OBJS := $(foreach s,$(ALL_STAGES),$(call stage_objs,$(s)))
 
 # the sizes of make run / make sweep (sizes accept N, 2^K and comma lists)
