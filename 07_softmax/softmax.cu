@@ -8,7 +8,7 @@
 //
 // Each kernel below is the one before it plus one change; all are plain float. The production
 // path (half and bfloat16, 16-byte packs, clusters for long rows, a dispatcher that reads the
-// GPU) is softmax_tuned.cu, the `dispatch` variant. Every variant here exists for softmax and,
+// GPU) is tuned/dispatch.cu, the `dispatch` variant. Every variant here exists for softmax and,
 // with --op logsoftmax, for log-softmax.
 //
 //   naive_thread_per_row  one thread per row, three loops over global memory
@@ -18,13 +18,13 @@
 //   block_uncached        one block per row, three passes, re-reads from L2
 //   online                one block per row, (max, sum) in one pass, then the write
 //   plain_dispatch        picks one of the above by cols
-//   dispatch              softmax_tuned.cu: f32, f16, bf16, any row length, the one to call
+//   dispatch              tuned/dispatch.cu: f32, f16, bf16, any row length, the one to call
 //
 // Run one:  build/07_softmax --variant warp_row [--op logsoftmax] [--rows R --cols C]
 #include <cuda_runtime.h>
 #include <math.h>
 
-#include "softmax_tuned.h"
+#include "tuned/tuned.h"
 #include "stage.h"
 
 // ------------------------------------------------------------------------------------------------
@@ -412,7 +412,7 @@ static cudaError_t launch_online(const void *d_in, void *d_out, size_t rows, siz
 // Idea:  OneFlow's DispatchSoftmax in its plainest form: warp_row up to 1024 columns, block_smem
 //        while the row fits in shared memory, online beyond.
 // Fixes: each path above is slow somewhere between 32 and 65536 columns.
-// Cost:  plain kernels: no packs, no half types, no clusters (softmax_tuned.cu).
+// Cost:  plain kernels: no packs, no half types, no clusters (tuned/dispatch.cu).
 // Run:   build/07_softmax --variant plain_dispatch --cols 32,1024,16384,65536
 template <bool LOG>
 static cudaError_t launch_plain_dispatch(const void *d_in, void *d_out, size_t rows, size_t cols,
@@ -451,19 +451,8 @@ static const variant_t variants[] = {
            supports_any, launch_online),
     LESSON("plain_dispatch", "warp_row to 1024 cols, block_smem while the row fits, else online",
            supports_any, launch_plain_dispatch),
-    // the production path of softmax_tuned.cu
-    {"dispatch", "tuned: packs, any alignment, clusters for long rows, f32/f16/bf16", OP_SOFTMAX,
-     DT_F32, DT_F32, supports_dispatch, workspace_dispatch_f32, launch_dispatch_f32},
-    {"dispatch", "tuned: packs, any alignment, clusters for long rows, f32/f16/bf16", OP_LOGSOFTMAX,
-     DT_F32, DT_F32, supports_dispatch, workspace_dispatch_f32, launch_dispatch_f32_log},
-    {"dispatch", "tuned: packs, any alignment, clusters for long rows, f32/f16/bf16", OP_SOFTMAX,
-     DT_F16, DT_F16, supports_dispatch, workspace_dispatch_16, launch_dispatch_f16},
-    {"dispatch", "tuned: packs, any alignment, clusters for long rows, f32/f16/bf16", OP_LOGSOFTMAX,
-     DT_F16, DT_F16, supports_dispatch, workspace_dispatch_16, launch_dispatch_f16_log},
-    {"dispatch", "tuned: packs, any alignment, clusters for long rows, f32/f16/bf16", OP_SOFTMAX,
-     DT_BF16, DT_BF16, supports_dispatch, workspace_dispatch_16, launch_dispatch_bf16},
-    {"dispatch", "tuned: packs, any alignment, clusters for long rows, f32/f16/bf16", OP_LOGSOFTMAX,
-     DT_BF16, DT_BF16, supports_dispatch, workspace_dispatch_16, launch_dispatch_bf16_log},
+    // the production paths of tuned/ (tuned/tuned.h)
+    SOFTMAX_TUNED_VARIANTS
 };
 
 #undef LESSON

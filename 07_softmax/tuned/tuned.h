@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// 07_softmax/softmax_tuned.h: the production softmax of softmax_tuned.cu, which the `dispatch`
+// 07_softmax/tuned/tuned.h: the production softmax of the tuned/ files, which the `dispatch`
 // variant of softmax.cu's table calls. Float, half and bfloat16 in and out, float arithmetic.
 #ifndef SOFTMAX_TUNED_H
 #define SOFTMAX_TUNED_H
@@ -48,5 +48,20 @@ size_t dispatch_smem_edges(size_t elem_bytes, size_t *cols, size_t max);
 #ifdef __cplusplus
 }
 #endif
+
+// The tuned variants, the last rows of softmax.cu's variant table.
+#define SOFTMAX_TUNED_VARIANTS                                                            \
+    {"dispatch", "tuned: packs, any alignment, clusters for long rows, f32/f16/bf16", OP_SOFTMAX,  \
+     DT_F32, DT_F32, supports_dispatch, workspace_dispatch_f32, launch_dispatch_f32},              \
+    {"dispatch", "tuned: packs, any alignment, clusters for long rows, f32/f16/bf16", OP_LOGSOFTMAX,\
+     DT_F32, DT_F32, supports_dispatch, workspace_dispatch_f32, launch_dispatch_f32_log},          \
+    {"dispatch", "tuned: packs, any alignment, clusters for long rows, f32/f16/bf16", OP_SOFTMAX,  \
+     DT_F16, DT_F16, supports_dispatch, workspace_dispatch_16, launch_dispatch_f16},               \
+    {"dispatch", "tuned: packs, any alignment, clusters for long rows, f32/f16/bf16", OP_LOGSOFTMAX,\
+     DT_F16, DT_F16, supports_dispatch, workspace_dispatch_16, launch_dispatch_f16_log},           \
+    {"dispatch", "tuned: packs, any alignment, clusters for long rows, f32/f16/bf16", OP_SOFTMAX,  \
+     DT_BF16, DT_BF16, supports_dispatch, workspace_dispatch_16, launch_dispatch_bf16},            \
+    {"dispatch", "tuned: packs, any alignment, clusters for long rows, f32/f16/bf16", OP_LOGSOFTMAX,\
+     DT_BF16, DT_BF16, supports_dispatch, workspace_dispatch_16, launch_dispatch_bf16_log},
 
 #endif // SOFTMAX_TUNED_H

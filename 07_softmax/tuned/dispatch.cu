@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "softmax_tuned.h"
+#include "tuned.h"
 
 namespace cg = cooperative_groups;
 
@@ -2197,7 +2197,7 @@ static cudaError_t cta_path(const T *d_in, T *d_out, size_t rows, size_t cols, v
         d_in, d_out, cols, p.chunks, p.chunk_slots, state);
     err = cudaGetLastError();
     // The one-launch paths keep their counts in this scratch and find them zero only if every
-    // launch before leaves it zero (softmax_tuned.h): a state left here could sit where a later,
+    // launch before leaves it zero (tuned.h): a state left here could sit where a later,
     // smaller flag launch counts its readers, and that count would never come round to reset
     // its row. The states go back to 0 once the write kernel has read them (stream order), and
     // also when that kernel could not be launched, since the first one has written them. (0.8 to
@@ -2215,7 +2215,7 @@ template <typename T, bool LOG>
 static cudaError_t dispatch(const void *in, void *out, size_t rows, size_t cols, void *d_ws,
                             cudaStream_t s)
 {
-    // the exchange's words are 64-bit (softmax_tuned.h)
+    // the exchange's words are 64-bit (tuned.h)
     if (rows == 0 || cols == 0 || (uintptr_t)d_ws % 8 != 0) return cudaErrorInvalidValue;
     gpu_t g;
     cudaError_t err = current_gpu(&g);
