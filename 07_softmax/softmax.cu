@@ -9,9 +9,9 @@
 // While a row's max and sum are found, where does the row wait? In registers, in shared memory,
 // or nowhere (it is read again). OneFlow's softmax (oneflow/core/cuda/softmax.cuh) has one kernel
 // for each answer and picks by cols; the kernels below build up to them, each the one before plus
-// one change. Float in, float out, float arithmetic: OneFlow templates every kernel on the element
-// type and a compute type (float for half); here the 16-bit paths are the tuned ones (tuned/).
-// Each place that departs from OneFlow says so in a comment that starts "Not OneFlow's".
+// one change. Where this file departs from OneFlow, a comment says "Not OneFlow's" (README.md
+// lists them). Not OneFlow's: float in, float out, float arithmetic; OneFlow templates every
+// kernel on the element type and a compute type (float for half). The 16-bit paths are tuned/'s.
 //
 //   naive_thread_per_row  one thread per row, three loops over global memory
 //   naive_block_3pass     one block per row, three coalesced passes
@@ -286,9 +286,10 @@ static __global__ void softmax_warp(const float *__restrict__ d_in, float *__res
     const unsigned lane = threadIdx.x; // the block is (WIDTH, groups): x is the lane in the group
     const size_t group = blockIdx.x * (size_t)blockDim.y + threadIdx.y;
     const size_t groups = (size_t)gridDim.x * blockDim.y;
-    // Not OneFlow's: there each group leaves the row loop on its own, and a shuffle whose mask
-    // names lanes that have left is undefined (PTX ISA). Here the warp's first group decides,
-    // so the whole warp runs every shuffle; a group past the last row loads and stores nothing.
+    // Not OneFlow's: there each group leaves the row loop on its own, while the shuffles of the
+    // groups still in it name every lane, and every lane a mask names must reach the shuffle
+    // unless it has exited (Programming Guide). Here the warp's first group decides, so the
+    // whole warp runs every shuffle; a group past the last row loads and stores nothing.
     const size_t warp_first = group - threadIdx.y % GROUPS_PER_WARP;
     float buf[ROWS][PER_LANE]; // unrolled loops, constant indices: registers
     for (size_t first = warp_first * ROWS; first < rows; first += groups * ROWS) {
@@ -299,6 +300,8 @@ static __global__ void softmax_warp(const float *__restrict__ d_in, float *__res
             m[r] = -INFINITY;
 #pragma unroll
             for (int p = 0; p < PACKS; ++p) {
+                // Not OneFlow's: it compiles a twin without this bound test for rows that fill
+                // the group exactly; here the test stays, a compare a pack, half the instances
                 const size_t col = ((size_t)p * WIDTH + lane) * P; // a group reads WIDTH packs
                 if (row0 < rows && col < cols) {
                     load_pack<P>(&buf[r][p * P], d_in + (row0 + r) * cols + col);
@@ -342,10 +345,10 @@ static __global__ void softmax_warp(const float *__restrict__ d_in, float *__res
     }
 }
 
-// Idea:  block_uncached with the max and the sum in one pass: each thread keeps a running max
-//        and a sum taken against it, rescaled by exp(old - new) whenever the max grows.
+// Idea:  Not OneFlow's: block_uncached with the max and the sum in one pass; each thread keeps a
+//        running max and a sum taken against it, rescaled by exp(old - new) when the max grows.
 // Fixes: block_uncached's separate max pass: a row is read twice instead of three times.
-// Cost:  not OneFlow's (Milakov and Gimelshein's online softmax); an exp more when a max grows.
+// Cost:  an exp more whenever a max grows (Milakov and Gimelshein's online softmax).
 // Run:   build/07_softmax --variant online --cols 65536
 template <bool LOG, int P>
 static __global__ void __launch_bounds__(UNCACHED_BLOCK)
@@ -523,6 +526,8 @@ static int smem_block_size(size_t cols)
     return SMEM_BLOCK_MIN;
 }
 
+// Not OneFlow's: it compiles the kernel once per block size (cub's BlockReduce needs it); here
+// the kernel reads blockDim.x, so one instance serves 128 to 1024 threads (__launch_bounds__).
 template <bool LOG, int P>
 static cudaError_t run_block_smem_p(const float *x, float *y, size_t rows, size_t cols,
                                     cudaStream_t s)
