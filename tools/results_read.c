@@ -27,7 +27,7 @@ const char *const prof_metric_names[PM_COUNT] = {
 
 /* ---- text ---------------------------------------------------------------- */
 
-static void *xrealloc(void *p, size_t n)
+void *res_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
     if (!q) {
@@ -42,7 +42,7 @@ static void sb_reserve(sbuf *b, size_t more)
     if (b->n + more + 1 <= b->cap) return;
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->n + more + 1) cap *= 2;
-    b->s = xrealloc(b->s, cap);
+    b->s = res_xrealloc(b->s, cap);
     b->cap = cap;
 }
 
@@ -94,7 +94,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double res_median(double *v, size_t n)
+static double median(double *v, size_t n)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
@@ -126,6 +126,15 @@ const char *res_torch_variant(op_kind op)
     return NULL;
 }
 
+size_t res_largest_sum_n(const res_file *f)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->n; i++)
+        if (f->e[i].op == OP_SUM && !res_is_ref(f->e[i].stage) && res_has(&f->e[i]) && f->e[i].cols > n)
+            n = f->e[i].cols;
+    return n;
+}
+
 const res_entry *res_find(const res_file *f, const char *gpu, const char *stage,
                           const char *variant, int op, dtype dt, size_t rows, size_t cols)
 {
@@ -140,6 +149,8 @@ const res_entry *res_find(const res_file *f, const char *gpu, const char *stage,
 }
 
 /* ---- reading one results CSV ----------------------------------------------- */
+
+enum { NV = 4 }; /* the values kept per ok row: median_us, gbps, pct_of_ceiling, ceiling_gbps */
 
 /* Splits line in place at commas into at most max fields; returns the count (max + 1 when
    there are more). */
@@ -158,14 +169,14 @@ static size_t split_commas(char *line, char **field, size_t max)
     return n;
 }
 
-/* Why csv_parse_row refused a data line, in a few words. */
-static void why_malformed(const char *line, char *why, size_t len)
+/* Why csv_parse_row refused a data line (of length n before it was cut), in a few words. */
+static void why_malformed(const char *line, size_t n_chars, char *why, size_t len)
 {
     char buf[2048], *f[16];
     snprintf(buf, sizeof buf, "%s", line);
     size_t n = split_commas(buf, f, 15);
-    if (strlen(line) >= 1024) {
-        snprintf(why, len, "line longer than 1023 characters");
+    if (n_chars >= 1023) {
+        snprintf(why, len, "line longer than 1022 characters");
         return;
     }
     if (n != 15) {
@@ -219,19 +230,17 @@ static void comment_value(const char *line, const char *key, char *out, size_t l
 static void add_row(res_file *f, const char *gpu, const result_row *r)
 {
     res_entry *e = NULL;
-    for (size_t i = f->n; i-- > 0;) {
+    for (size_t i = f->n; i-- > 0 && !e;) {
         res_entry *c = &f->e[i];
         if (c->rows == r->rows && c->cols == r->cols && c->op == r->op && c->dt == r->dt &&
             strcmp(c->variant, r->variant) == 0 && strcmp(c->stage, r->stage) == 0 &&
-            strcmp(c->gpu, gpu) == 0) {
+            strcmp(c->gpu, gpu) == 0)
             e = c;
-            break;
-        }
     }
     if (!e) {
         if (f->n == f->cap) {
             f->cap = f->cap ? 2 * f->cap : 64;
-            f->e = xrealloc(f->e, f->cap * sizeof *f->e);
+            f->e = res_xrealloc(f->e, f->cap * sizeof *f->e);
         }
         e = &f->e[f->n++];
         memset(e, 0, sizeof *e);
@@ -248,13 +257,13 @@ static void add_row(res_file *f, const char *gpu, const result_row *r)
         f->n_fail_rows++;
         return;
     }
-    if (e->nv + 3 > e->capv) {
-        e->capv = e->capv ? 2 * e->capv : 6;
-        e->v = xrealloc(e->v, e->capv * sizeof *e->v);
+    if (e->nv + NV > e->capv) {
+        e->capv = e->capv ? 2 * e->capv : 2 * NV;
+        e->v = res_xrealloc(e->v, e->capv * sizeof *e->v);
     }
-    e->v[e->nv++] = r->median_us;
-    e->v[e->nv++] = r->gbps;
-    e->v[e->nv++] = r->pct_of_ceiling;
+    double row_v[NV] = {r->median_us, r->gbps, r->pct_of_ceiling, r->ceiling_gbps};
+    memcpy(e->v + e->nv, row_v, sizeof row_v);
+    e->nv += NV;
     e->n_ok++;
 }
 
@@ -263,21 +272,91 @@ static void finish_file(res_file *f)
 {
     for (size_t i = 0; i < f->n; i++) {
         res_entry *e = &f->e[i];
-        double *col = xrealloc(NULL, (e->n_ok ? e->n_ok : 1) * sizeof *col);
-        double *out[3] = {&e->median_us, &e->gbps, &e->pct};
-        for (size_t c = 0; c < 3; c++) {
-            for (size_t k = 0; k < e->n_ok; k++) col[k] = e->v[3 * k + c];
-            *out[c] = res_median(col, e->n_ok);
+        double *col = res_xrealloc(NULL, (e->n_ok ? e->n_ok : 1) * sizeof *col);
+        double *out[NV] = {&e->median_us, &e->gbps, &e->pct, &e->ceiling};
+        for (size_t c = 0; c < NV; c++) {
+            for (size_t k = 0; k < e->n_ok; k++) col[k] = e->v[NV * k + c];
+            *out[c] = median(col, e->n_ok);
         }
         free(col);
         free(e->v);
         e->v = NULL;
         e->nv = e->capv = 0;
-        e->x_cub = e->x_gemv = e->x_torch = NAN;
+        e->x_cub = e->x_gemv = e->x_torch = e->pct_floor = NAN;
     }
 }
 
-static void chomp(char *line) { line[strcspn(line, "\r\n")] = '\0'; }
+int res_read_text(const char *text, const char *name, res_file *f, char *err, size_t err_len)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", name);
+    char first_gpu[64] = "", line[1100];
+    size_t lineno = 0;
+    int header = 0, rc = 0;
+    for (const char *p = text; *p && rc == 0;) {
+        size_t n = strcspn(p, "\n");
+        lineno++;
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), p);
+        p += n + (p[n] == '\n');
+        line[strcspn(line, "\r")] = '\0';
+        const char *q = line + strspn(line, " \t");
+        if (*q == '\0') continue;
+        if (*q == '#') {
+            comment_value(q, "gpu", f->gpu, sizeof f->gpu);
+            comment_value(q, "date", f->date, sizeof f->date);
+            continue;
+        }
+        if (strcmp(q, CSV_HEADER) == 0) { /* a file appended to after a copy may repeat it */
+            header = 1;
+            continue;
+        }
+        result_row r;
+        char gpu[64], why[160];
+        if (!header) {
+            snprintf(err, err_len, "%s:%zu: expected the header '%s'", name, lineno, CSV_HEADER);
+            rc = -1;
+        } else if (n >= sizeof line - 1 || csv_parse_row(q, &r, gpu, sizeof gpu) != 0) {
+            why_malformed(q, n, why, sizeof why);
+            snprintf(err, err_len, "%s:%zu: %s", name, lineno, why);
+            rc = -1;
+        } else {
+            if (!first_gpu[0]) snprintf(first_gpu, sizeof first_gpu, "%s", gpu);
+            add_row(f, gpu, &r);
+        }
+    }
+    if (rc == 0 && lineno == 0) return 1; /* empty (a run that wrote nothing): as if missing */
+    if (rc == 0 && !header) {
+        snprintf(err, err_len, "%s:%zu: no header row", name, lineno);
+        rc = -1;
+    }
+    finish_file(f);
+    if (rc) {
+        free(f->e);
+        memset(f, 0, sizeof *f);
+        return rc;
+    }
+    f->present = 1;
+    if (!f->gpu[0]) snprintf(f->gpu, sizeof f->gpu, "%s", first_gpu[0] ? first_gpu : "unknown GPU");
+    return 0;
+}
+
+char *res_read_all(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    sbuf b = {0};
+    char chunk[8192];
+    size_t k;
+    sb_add(&b, "");
+    while ((k = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_printf(&b, "%.*s", (int)k, chunk);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        sb_free(&b);
+        errno = EIO;
+    }
+    return b.s;
+}
 
 static const char *base_name(const char *path)
 {
@@ -285,10 +364,11 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-static int open_csv(const char *path, FILE **fp, char *err, size_t err_len)
+/* The text of path in *text; 0, 1 when it does not exist, -1 (err) when it cannot be read. */
+static int open_text(const char *path, char **text, char *err, size_t err_len)
 {
-    *fp = fopen(path, "r");
-    if (*fp) return 0;
+    *text = res_read_all(path);
+    if (*text) return 0;
     if (errno == ENOENT) return 1;
     snprintf(err, err_len, "%s:0: cannot read: %s", path, strerror(errno));
     return -1;
@@ -296,66 +376,14 @@ static int open_csv(const char *path, FILE **fp, char *err, size_t err_len)
 
 int res_load_file(const char *path, res_file *f, char *err, size_t err_len)
 {
+    char *text;
     memset(f, 0, sizeof *f);
     snprintf(f->name, sizeof f->name, "%s", base_name(path));
-    FILE *fp;
-    int rc = open_csv(path, &fp, err, err_len);
+    int rc = open_text(path, &text, err, err_len);
     if (rc) return rc;
-    f->present = 1;
-    char *line = NULL, first_gpu[64] = "";
-    size_t cap = 0, lineno = 0;
-    int header = 0;
-    rc = 0;
-    while (getline(&line, &cap, fp) >= 0) {
-        lineno++;
-        chomp(line);
-        const char *p = line + strspn(line, " \t");
-        if (*p == '\0') continue;
-        if (*p == '#') {
-            comment_value(p, "gpu", f->gpu, sizeof f->gpu);
-            comment_value(p, "date", f->date, sizeof f->date);
-            continue;
-        }
-        if (strcmp(p, CSV_HEADER) == 0) { /* a file appended to after a copy may repeat it */
-            header = 1;
-            continue;
-        }
-        if (!header) {
-            snprintf(err, err_len, "%s:%zu: expected the header '%s'", path, lineno, CSV_HEADER);
-            rc = -1;
-            break;
-        }
-        result_row r;
-        char gpu[64];
-        if (csv_parse_row(p, &r, gpu, sizeof gpu) != 0) {
-            char why[160];
-            why_malformed(p, why, sizeof why);
-            snprintf(err, err_len, "%s:%zu: %s", path, lineno, why);
-            rc = -1;
-            break;
-        }
-        if (!first_gpu[0]) snprintf(first_gpu, sizeof first_gpu, "%s", gpu);
-        add_row(f, gpu, &r);
-    }
-    free(line);
-    fclose(fp);
-    if (rc == 0 && lineno == 0) { /* an empty file (a run that wrote nothing): as if missing */
-        free(f->e);
-        memset(f, 0, sizeof *f);
-        snprintf(f->name, sizeof f->name, "%s", base_name(path));
-        return 1;
-    }
-    if (rc == 0 && !header) {
-        snprintf(err, err_len, "%s:%zu: no header row", path, lineno);
-        rc = -1;
-    }
-    finish_file(f);
-    if (!f->gpu[0]) snprintf(f->gpu, sizeof f->gpu, "%s", first_gpu[0] ? first_gpu : "unknown GPU");
-    if (!f->date[0]) snprintf(f->date, sizeof f->date, "date unknown");
-    if (rc) {
-        free(f->e);
-        memset(f, 0, sizeof *f);
-    }
+    rc = res_read_text(text, path, f, err, err_len);
+    snprintf(f->name, sizeof f->name, "%s", base_name(path));
+    free(text);
     return rc;
 }
 
@@ -385,25 +413,25 @@ static int metric_value(const char *s, double *out)
 int prof_load_file(const char *path, prof_file *p, char *err, size_t err_len)
 {
     memset(p, 0, sizeof *p);
-    FILE *fp;
-    int rc = open_csv(path, &fp, err, err_len);
+    char *text, *next;
+    int rc = open_text(path, &text, err, err_len);
     if (rc) return rc;
-    p->present = 1;
     enum { K_GPU, K_STAGE, K_VARIANT, K_OP, K_DTYPE, K_ROWS, K_COLS, K_COUNT };
     static const char *const keys[K_COUNT] = {"gpu",   "stage", "variant", "op",
                                               "dtype", "rows",  "cols"};
     int kcol[K_COUNT], mcol[PM_COUNT];
-    size_t nhead = 0, lineno = 0, cap = 0;
-    char *line = NULL, *field[64];
+    size_t nhead = 0, lineno = 0;
+    char *field[64];
     int header = 0;
-    while (rc == 0 && getline(&line, &cap, fp) >= 0) {
+    for (char *line = text; rc == 0 && *line; line = next) {
+        next = line + strcspn(line, "\n");
+        if (*next) *next++ = '\0';
         lineno++;
-        chomp(line);
+        line[strcspn(line, "\r")] = '\0';
         char *s = line + strspn(line, " \t");
         if (*s == '\0') continue;
         if (*s == '#') {
             comment_value(s, "gpu", p->gpu, sizeof p->gpu);
-            comment_value(s, "date", p->date, sizeof p->date);
             continue;
         }
         size_t n = split_commas(s, field, 64);
@@ -468,12 +496,11 @@ int prof_load_file(const char *path, prof_file *p, char *err, size_t err_len)
         if (rc) break;
         if (p->n == p->cap) {
             p->cap = p->cap ? 2 * p->cap : 32;
-            p->e = xrealloc(p->e, p->cap * sizeof *p->e);
+            p->e = res_xrealloc(p->e, p->cap * sizeof *p->e);
         }
         p->e[p->n++] = e;
     }
-    free(line);
-    fclose(fp);
+    free(text);
     if (rc == 0 && lineno == 0) { /* empty: as if missing */
         memset(p, 0, sizeof *p);
         return 1;
@@ -487,8 +514,8 @@ int prof_load_file(const char *path, prof_file *p, char *err, size_t err_len)
         memset(p, 0, sizeof *p);
         return rc;
     }
+    p->present = 1;
     if (!p->gpu[0]) snprintf(p->gpu, sizeof p->gpu, "%s", p->n ? p->e[0].gpu : "unknown GPU");
-    if (!p->date[0]) snprintf(p->date, sizeof p->date, "date unknown");
     return 0;
 }
 
@@ -499,30 +526,39 @@ static double ratio(const res_entry *a, const res_entry *b)
     return (res_has(a) && res_has(b) && b->gbps > 0) ? a->gbps / b->gbps : NAN;
 }
 
-void res_link(res_set *s)
+/* A baseline of the same gpu, dtype and shape as e in f: the first of the ops given that has it
+   (the ceilings of a softmax shape are written under the first op the program measured). */
+static const res_entry *base_of(const res_file *f, const res_entry *e, const char *variant,
+                                int op1, int op2)
+{
+    const res_entry *b = res_find(f, e->gpu, "baseline", variant, op1, e->dt, e->rows, e->cols);
+    return b ? b : res_find(f, e->gpu, "baseline", variant, op2, e->dt, e->rows, e->cols);
+}
+
+/* Fills x_cub, x_gemv, x_torch and pct_floor of every entry of s. */
+static void link_set(res_set *s)
 {
     const res_file *peer = &s->f[F_PEER];
     for (int k = 0; k < F_COUNT; k++) {
         res_file *f = &s->f[k];
         for (size_t i = 0; i < f->n; i++) {
             res_entry *e = &f->e[i];
-            const char *cub = e->op == OP_SUM      ? "cub_device_reduce"
-                              : e->op == OP_ROWSUM ? "cub_segmented_reduce"
-                                                   : NULL;
-            if (cub)
-                e->x_cub = ratio(
-                    e, res_find(f, e->gpu, "baseline", cub, (int)e->op, e->dt, e->rows, e->cols));
-            if (e->op == OP_ROWSUM)
-                e->x_gemv = ratio(e, res_find(f, e->gpu, "baseline", "cublas_gemv", OP_ROWSUM,
-                                              e->dt, e->rows, e->cols));
+            int op = (int)e->op, soft = e->op == OP_SOFTMAX || e->op == OP_LOGSOFTMAX;
+            if (!soft)
+                e->x_cub = ratio(e, base_of(f, e, op == OP_SUM ? "cub_device_reduce"
+                                                               : "cub_segmented_reduce", op, op));
+            if (e->op == OP_ROWSUM) e->x_gemv = ratio(e, base_of(f, e, "cublas_gemv", op, op));
             const char *torch = res_torch_variant(e->op);
             if (torch) {
                 const res_entry *t =
-                    res_find(f, e->gpu, "peer", torch, (int)e->op, e->dt, e->rows, e->cols);
-                if (!t)
-                    t = res_find(peer, e->gpu, "peer", torch, (int)e->op, e->dt, e->rows, e->cols);
-                e->x_torch = ratio(e, t);
+                    res_find(f, e->gpu, "peer", torch, op, e->dt, e->rows, e->cols);
+                e->x_torch = ratio(e, t ? t : res_find(peer, e->gpu, "peer", torch, op, e->dt,
+                                                      e->rows, e->cols));
             }
+            const res_entry *r = soft ? base_of(f, e, "read_stream", OP_SOFTMAX, OP_LOGSOFTMAX) : 0;
+            const res_entry *w = soft ? base_of(f, e, "write_stream", OP_SOFTMAX, OP_LOGSOFTMAX) : 0;
+            if (res_has(e) && res_has(r) && res_has(w) && !res_is_ref(e->stage))
+                e->pct_floor = 100 * (r->median_us + w->median_us) / e->median_us;
         }
     }
 }
@@ -546,16 +582,8 @@ int res_load_set(const char *dir, res_set *s, char *err, size_t err_len)
         return -1;
     }
     snprintf(path, sizeof path, "%s/sanitize.txt", dir);
-    FILE *sf = fopen(path, "r");
-    if (sf) {
-        sbuf b = {0};
-        char line[1024];
-        sb_add(&b, "");
-        while (fgets(line, sizeof line, sf)) sb_add(&b, line);
-        fclose(sf);
-        s->sanitize = b.s;
-    }
-    res_link(s);
+    s->sanitize = res_read_all(path);
+    link_set(s);
     return 0;
 }
 
