@@ -112,7 +112,8 @@ parse_stage() {
     [ -f "$PDIR/$s.inflight" ] || : > "$PDIR/$s.inflight"
     run=$PDIR/$s.run.csv
     [ -f "$run" ] || run=/dev/null
-    awk -v stage="$s" -v detail="$PDIR/kernels.csv" -f "$here/profile_parse.awk" \
+    awk -v stage="$s" -v metrics="$METRICS" -v detail="$PDIR/kernels.csv" \
+        -f "$here/profile_parse.awk" \
         "$PDIR/$s.inflight" "$run" "$PDIR/$s.renamed.csv" "$PDIR/$s.real.csv" >> "$rows"
 }
 
@@ -165,7 +166,8 @@ file_selftest() {
     for f in "$renamed" "$real"; do
         [ -f "$f" ] || { echo "profile --selftest: no file $f" >&2; exit 2; }
     done
-    if awk -v stage=selftest -v check=1 -f "$here/profile_parse.awk" /dev/null /dev/null \
+    if awk -v stage=selftest -v check=1 -v metrics="$METRICS" -f "$here/profile_parse.awk" \
+           /dev/null /dev/null \
            "$renamed" "$real"; then
         echo "ok   the exports parse: every kernel has a range and every metric a column"
         return 0

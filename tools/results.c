@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define USAGE                                                          \
+#define USAGE                                                           \
     "usage: results plot RESULTS_DIR OUT_DIR [--scripts DIR] [--png]\n" \
     "       results tables RESULTS_DIR [--write] [--root DIR]\n"
 

@@ -84,7 +84,6 @@ typedef struct {
 } res_set;
 
 extern const char *const res_file_names[F_COUNT]; /* "run.csv", ... */
-extern const char *const prof_metric_names[PM_COUNT];
 
 /* Reads the text of one results CSV (name: how messages call it) into *f, aggregated, medians
    taken. Returns 0; 1 when the text is empty (f->present is 0); -1 when it is malformed, with
@@ -94,7 +93,7 @@ int res_read_text(const char *text, const char *name, res_file *f, char *err, si
 /* The same for the file at path; 1 also when it does not exist. */
 int res_load_file(const char *path, res_file *f, char *err, size_t err_len);
 
-/* Reads profile.csv (header by column name). Same returns as res_load_file. */
+/* Reads profile.csv (DESIGN.md's header, in that order). Same returns as res_load_file. */
 int prof_load_file(const char *path, prof_file *p, char *err, size_t err_len);
 
 /* Reads every file of dir (missing ones stay absent) and fills the ratios. Returns 0, or -1
@@ -137,6 +136,14 @@ void *res_xrealloc(void *p, size_t n);
 /* The whole file at path as a malloc'd, NUL-terminated string; NULL with errno set when it
    cannot be read. */
 char *res_read_all(const char *path);
+
+/* Runs the shell command printf(fmt, ...) makes; returns system()'s status, with one line on
+   stderr when it is not 0. */
+int res_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A new empty folder under $TMPDIR (else /tmp) in buf; NULL, with one line on stderr, when it
+   cannot be made. */
+char *res_temp_dir(char *buf, size_t len);
 
 /* "2^28" for a power of two, else the number, into buf. */
 void res_pow2(size_t n, char *buf, size_t len);

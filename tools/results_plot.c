@@ -329,6 +329,9 @@ static void plot_ladder(plot_ctx *c, const res_set *s)
 
 /* ---- sweep and latency ------------------------------------------------------------------ */
 
+static size_t variant_series(const res_file *f, int op, int dt, series *S, const char **stage_of,
+                             size_t *elems);
+
 static void plot_sweep(plot_ctx *c, const res_set *s)
 {
     const res_file *sw = &s->f[F_SWEEP];
@@ -338,35 +341,8 @@ static void plot_sweep(plot_ctx *c, const res_set *s)
     }
     /* one series per stage/variant/dtype of the lessons */
     static series S[MAX_SERIES];
-    char key[MAX_SERIES][128];
     const char *stage[MAX_SERIES];
-    size_t ns = 0;
-    for (size_t i = 0; i < sw->n; i++) {
-        const res_entry *e = &sw->e[i];
-        if (e->op != OP_SUM || res_is_ref(e->stage) || !res_has(e)) continue;
-        char k[128];
-        snprintf(k, sizeof k, "%s/%s/%s", e->stage, e->variant, dtype_name(e->dt));
-        size_t j = 0;
-        while (j < ns && strcmp(key[j], k) != 0) j++;
-        if (j == ns) {
-            if (ns == MAX_SERIES) continue;
-            /* keep the ladder order: by stage, first seen within a stage */
-            j = ns;
-            while (j > 0 && strcmp(stage[j - 1], e->stage) > 0) {
-                S[j] = S[j - 1];
-                memcpy(key[j], key[j - 1], sizeof key[j]);
-                stage[j] = stage[j - 1];
-                j--;
-            }
-            memset(&S[j], 0, sizeof S[j]);
-            snprintf(key[j], sizeof key[j], "%s", k);
-            stage[j] = e->stage;
-            label_of(e, S[j].title, sizeof S[j].title);
-            S[j].lw = 2;
-            ns++;
-        }
-        add_point(&S[j], (double)e->cols, e);
-    }
+    size_t elems, ns = variant_series(sw, OP_SUM, -1, S, stage, &elems);
     /* key variants: the best of each stage at its largest n, and any variant that beats CUB by
        10% or more at some n (a small- or mid-size specialist such as a single-pass sum) */
     static series K[MAX_SERIES], R[2];
@@ -416,7 +392,8 @@ static void plot_sweep(plot_ctx *c, const res_set *s)
 
 /* Series of the lessons' entries of op (and dtype dt, or any when dt < 0), in ladder order;
    dispatchers are drawn thicker. short_titles: the variant alone when there is one stage. */
-static size_t variant_series(const res_file *f, int op, int dt, series *S, size_t *elems)
+static size_t variant_series(const res_file *f, int op, int dt, series *S, const char **stage_of,
+                             size_t *elems)
 {
     const res_entry *first[MAX_SERIES];
     size_t ns = 0, nstages = 0;
@@ -449,6 +426,7 @@ static size_t variant_series(const res_file *f, int op, int dt, series *S, size_
         add_point(&S[j], (double)e->cols, e);
     }
     for (size_t j = 0; j < ns; j++) {
+        if (stage_of) stage_of[j] = first[j]->stage;
         if (nstages == 1 && dt >= 0)
             snprintf(S[j].title, sizeof S[j].title, "%s", first[j]->variant);
         else
@@ -465,7 +443,7 @@ static void plot_rows(plot_ctx *c, const res_set *s)
         return;
     }
     static series S[MAX_SERIES], R[3];
-    size_t elems, ns = variant_series(rw, OP_ROWSUM, -1, S, &elems);
+    size_t elems, ns = variant_series(rw, OP_ROWSUM, -1, S, NULL, &elems);
     base_series(rw, "cub_segmented_reduce", OP_ROWSUM, DT_F32, &R[0],
                 "CUB DeviceSegmentedReduce::Sum", 101);
     base_series(rw, "cublas_gemv", OP_ROWSUM, DT_F32, &R[1], "cuBLAS Sgemv (x ones)", 104);
@@ -501,7 +479,7 @@ static void plot_softmax(plot_ctx *c, const res_set *s)
     for (int o = 0; o < 2; o++)
         for (int d = DT_F32; d <= DT_BF16; d++) {
             static series S[MAX_SERIES], R[2];
-            size_t elems, ns = variant_series(sm, (int)ops[o], d, S, &elems);
+            size_t elems, ns = variant_series(sm, (int)ops[o], d, S, NULL, &elems);
             const char *on = op_name(ops[o]), *dn = dtype_name((dtype)d);
             char pfx[32];
             snprintf(pfx, sizeof pfx, "%s_%s", on, dn);
@@ -559,8 +537,9 @@ static double floor_vs_copy(const res_file *sh, dtype dt, size_t rows, size_t co
     const res_entry *w = res_find(sh, NULL, "baseline", "write_stream", OP_SOFTMAX, dt, rows, cols);
     if (!r) r = res_find(sh, NULL, "baseline", "read_stream", OP_LOGSOFTMAX, dt, rows, cols);
     if (!w) w = res_find(sh, NULL, "baseline", "write_stream", OP_LOGSOFTMAX, dt, rows, cols);
-    return res_has(c) && res_has(r) && res_has(w) ? 100 * c->median_us / (r->median_us + w->median_us)
-                                                  : NAN;
+    return res_has(c) && res_has(r) && res_has(w)
+               ? 100 * c->median_us / (r->median_us + w->median_us)
+               : NAN;
 }
 
 /* percent of the same shape's ceiling in shapes.csv (base: "copy" or "read_stream") */
@@ -615,7 +594,8 @@ static void emit_bars(plot_ctx *c, const res_file *src, const char *name, const 
     gq(f, title);
     fputs("\nylab = ", f);
     gq(f, ylabel);
-    fprintf(f, "\nngroups = %zu\nns = %zu\narray T[%zu]\narray COL[%zu]\nymax = %.4g\nmarks = %zu\n",
+    fprintf(f,
+            "\nngroups = %zu\nns = %zu\narray T[%zu]\narray COL[%zu]\nymax = %.4g\nmarks = %zu\n",
             nsh, nb, nb, nb, top * 1.08, nmarks);
     for (size_t k = 0; k < nb; k++) {
         fprintf(f, "T[%zu] = ", k + 1);
@@ -692,8 +672,9 @@ static void plot_shapes(plot_ctx *c, const res_set *s)
                                          shape[i][0], shape[i][1]);
                     }
                     b->v[i] = w == 0 ? (res_has(e) ? e->pct : NAN) : pct_vs(sh, e, ceil);
-                    b->mark[i] = rowsum || isnan(b->v[i]) ? NAN
-                                                         : floor_vs_copy(sh, (dtype)d, shape[i][0], shape[i][1]);
+                    b->mark[i] = rowsum || isnan(b->v[i])
+                                     ? NAN
+                                     : floor_vs_copy(sh, (dtype)d, shape[i][0], shape[i][1]);
                     any |= !isnan(b->v[i]);
                 }
                 if (!any) continue;
@@ -726,41 +707,6 @@ static void plot_shapes(plot_ctx *c, const res_set *s)
 
 /* ---- the command ------------------------------------------------------------------------- */
 
-/* Removes the temporary folder: it holds only plain files that this program wrote. */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        char path[1400];
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-                unlink(path);
-            }
-        closedir(d);
-    }
-    if (rmdir(dir) != 0) fprintf(stderr, "results: could not remove %s\n", dir);
-}
-
-/* mkdir -p: 0, or -1 (errno). */
-static int make_dirs(const char *path)
-{
-    char p[1024];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *q = p + 1;; q++) {
-        if (*q == '/' || *q == '\0') {
-            char keep = *q;
-            *q = '\0';
-            if (mkdir(p, 0755) != 0 && errno != EEXIST) return -1;
-            *q = keep;
-            if (!keep) break;
-        }
-    }
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
 int res_plot(const res_set *s, const char *gpdir, const char *outdir, int png_only)
 {
     if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
@@ -768,25 +714,16 @@ int res_plot(const res_set *s, const char *gpdir, const char *outdir, int png_on
                         "gnuplot-nox)\n");
         return 3;
     }
-    const char *td = getenv("TMPDIR");
     char tmpl[1024];
-    snprintf(tmpl, sizeof tmpl, "%s/results_plot.XXXXXX", td && *td ? td : "/tmp");
-    if (make_dirs(outdir) != 0) {
-        fprintf(stderr, "results: cannot make %s: %s\n", outdir, strerror(errno));
-        return 1;
-    }
-    if (!mkdtemp(tmpl)) {
-        fprintf(stderr, "results: cannot make a temporary folder (%s): %s\n", tmpl,
-                strerror(errno));
-        return 1;
-    }
+    if (res_run("mkdir -p '%s'", outdir) != 0) return 1;
+    if (!res_temp_dir(tmpl, sizeof tmpl)) return 1;
     plot_ctx c = {tmpl, gpdir, outdir, png_only ? 1 : 2, 0, 0};
     plot_ladder(&c, s);
     plot_sweep(&c, s);
     plot_rows(&c, s);
     plot_softmax(&c, s);
     plot_shapes(&c, s);
-    remove_tree(tmpl);
+    res_run("rm -rf '%s'", tmpl);
     if (c.drawn == 0 && c.failed == 0) fprintf(stderr, "results: no plot drawn from %s\n", s->dir);
     return c.failed ? 1 : 0;
 }

@@ -9,20 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *const res_file_names[F_COUNT] = {
     "run.csv", "sweep.csv", "rows.csv", "softmax.csv", "shapes.csv", "peer.csv",
-};
-
-const char *const prof_metric_names[PM_COUNT] = {
-    "duration_us",
-    "dram_pct_of_peak",
-    "achieved_occupancy_pct",
-    "registers_per_thread",
-    "thread_inst_per_inst",
-    "shared_bank_conflicts_per_request",
-    "global_ld_sectors_per_request",
-    "bytes_in_flight_per_sm",
 };
 
 /* ---- text ---------------------------------------------------------------- */
@@ -73,6 +63,33 @@ void sb_free(sbuf *b)
     free(b->s);
     b->s = NULL;
     b->n = b->cap = 0;
+}
+
+int res_run(const char *fmt, ...)
+{
+    sbuf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    b.s = res_xrealloc(NULL, (size_t)k + 1);
+    va_start(ap, fmt);
+    vsnprintf(b.s, (size_t)k + 1, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    int st = system(b.s);
+    if (st != 0) fprintf(stderr, "results: failed: %s\n", b.s);
+    free(b.s);
+    return st;
+}
+
+char *res_temp_dir(char *buf, size_t len)
+{
+    const char *td = getenv("TMPDIR");
+    snprintf(buf, len, "%s/results.XXXXXX", td && *td ? td : "/tmp");
+    if (mkdtemp(buf)) return buf;
+    fprintf(stderr, "results: cannot make a temporary folder (%s): %s\n", buf, strerror(errno));
+    return NULL;
 }
 
 void res_pow2(size_t n, char *buf, size_t len)
@@ -130,7 +147,8 @@ size_t res_largest_sum_n(const res_file *f)
 {
     size_t n = 0;
     for (size_t i = 0; i < f->n; i++)
-        if (f->e[i].op == OP_SUM && !res_is_ref(f->e[i].stage) && res_has(&f->e[i]) && f->e[i].cols > n)
+        if (f->e[i].op == OP_SUM && !res_is_ref(f->e[i].stage) && res_has(&f->e[i]) &&
+            f->e[i].cols > n)
             n = f->e[i].cols;
     return n;
 }
@@ -169,50 +187,35 @@ static size_t split_commas(char *line, char **field, size_t max)
     return n;
 }
 
-/* Why csv_parse_row refused a data line (of length n before it was cut), in a few words. */
-static void why_malformed(const char *line, size_t n_chars, char *why, size_t len)
+/* Why csv_parse_row refused a data line (n characters long), in a few words. */
+static void why_malformed(const char *line, size_t n, char *why, size_t len)
 {
-    char buf[2048], *f[16];
-    snprintf(buf, sizeof buf, "%s", line);
-    size_t n = split_commas(buf, f, 15);
-    if (n_chars >= 1023) {
-        snprintf(why, len, "line longer than 1022 characters");
-        return;
-    }
-    if (n != 15) {
-        snprintf(why, len, "%zu fields, the header has 15", n);
-        return;
-    }
-    dtype dt;
-    if (strcmp(f[3], "sum") && strcmp(f[3], "rowsum") && strcmp(f[3], "softmax") &&
-        strcmp(f[3], "logsoftmax")) {
-        snprintf(why, len, "op '%s' is not sum, rowsum, softmax or logsoftmax", f[3]);
-        return;
-    }
-    if (parse_dtype(f[4], &dt)) {
-        snprintf(why, len, "dtype '%s' is not f32, f16 or bf16", f[4]);
-        return;
-    }
     static const char *const col[15] = {
         "gpu",  "stage",        "variant",        "op",        "dtype",
         "rows", "cols",         "bytes",          "median_us", "min_us",
         "gbps", "ceiling_gbps", "pct_of_ceiling", "max_err",   "check"};
-    for (int i = 5; i < 14; i++) {
-        char *end;
-        if (i < 8)
-            strtoull(f[i], &end, 10);
-        else
-            strtod(f[i], &end);
-        if (end == f[i] || *end) {
-            snprintf(why, len, "column %s is not a number: '%s'", col[i], f[i]);
-            return;
-        }
-    }
-    if (strcmp(f[14], "ok") && strcmp(f[14], "FAIL")) {
-        snprintf(why, len, "check '%s' is not ok or FAIL", f[14]);
-        return;
-    }
+    char buf[1100], *f[16], *end;
+    snprintf(buf, sizeof buf, "%s", line);
+    size_t nf = split_commas(buf, f, 15);
+    dtype dt;
     snprintf(why, len, "not a row of the results schema");
+    if (n >= 1023)
+        snprintf(why, len, "line longer than 1022 characters");
+    else if (nf != 15)
+        snprintf(why, len, "%zu fields, the header has 15", nf);
+    else if (strcmp(f[3], "sum") && strcmp(f[3], "rowsum") && strcmp(f[3], "softmax") &&
+             strcmp(f[3], "logsoftmax"))
+        snprintf(why, len, "op '%s' is not sum, rowsum, softmax or logsoftmax", f[3]);
+    else if (parse_dtype(f[4], &dt))
+        snprintf(why, len, "dtype '%s' is not f32, f16 or bf16", f[4]);
+    else if (strcmp(f[14], "ok") && strcmp(f[14], "FAIL"))
+        snprintf(why, len, "check '%s' is not ok or FAIL", f[14]);
+    else
+        for (int i = 5; i < 14; i++)
+            if ((strtod(f[i], &end), end == f[i] || *end)) {
+                snprintf(why, len, "column %s is not a number: '%s'", col[i], f[i]);
+                return;
+            }
 }
 
 /* The value of a "# key: value" comment line into out (first one wins). */
@@ -389,130 +392,67 @@ int res_load_file(const char *path, res_file *f, char *err, size_t err_len)
 
 /* ---- profile.csv ------------------------------------------------------------ */
 
-/* Removes surrounding blanks and double quotes of a field in place. */
-static char *trim_field(char *s)
-{
-    s += strspn(s, " \t\"");
-    size_t n = strlen(s);
-    while (n > 0 && strchr(" \t\"", s[n - 1])) s[--n] = '\0';
-    return s;
-}
-
-/* A metric: NAN for an empty field or n/a; -1 when the text is not a number. */
-static int metric_value(const char *s, double *out)
-{
-    if (!*s || strcmp(s, "-") == 0 || strcmp(s, "n/a") == 0 || strcmp(s, "N/A") == 0) {
-        *out = NAN;
-        return 0;
-    }
-    char *end;
-    *out = strtod(s, &end);
-    return (end == s || *end) ? -1 : 0;
-}
+#define PROF_HEADER                                                      \
+    "gpu,stage,variant,op,dtype,rows,cols,duration_us,dram_pct_of_peak," \
+    "achieved_occupancy_pct,registers_per_thread,thread_inst_per_inst,"  \
+    "shared_bank_conflicts_per_request,global_ld_sectors_per_request,bytes_in_flight_per_sm"
 
 int prof_load_file(const char *path, prof_file *p, char *err, size_t err_len)
 {
     memset(p, 0, sizeof *p);
-    char *text, *next;
-    int rc = open_text(path, &text, err, err_len);
+    char *text, *next, *f[16];
+    int rc = open_text(path, &text, err, err_len), header = 0;
     if (rc) return rc;
-    enum { K_GPU, K_STAGE, K_VARIANT, K_OP, K_DTYPE, K_ROWS, K_COLS, K_COUNT };
-    static const char *const keys[K_COUNT] = {"gpu",   "stage", "variant", "op",
-                                              "dtype", "rows",  "cols"};
-    int kcol[K_COUNT], mcol[PM_COUNT];
-    size_t nhead = 0, lineno = 0;
-    char *field[64];
-    int header = 0;
+    size_t lineno = 0;
     for (char *line = text; rc == 0 && *line; line = next) {
         next = line + strcspn(line, "\n");
         if (*next) *next++ = '\0';
         lineno++;
         line[strcspn(line, "\r")] = '\0';
-        char *s = line + strspn(line, " \t");
-        if (*s == '\0') continue;
-        if (*s == '#') {
-            comment_value(s, "gpu", p->gpu, sizeof p->gpu);
-            continue;
-        }
-        size_t n = split_commas(s, field, 64);
-        if (n > 64) {
-            snprintf(err, err_len, "%s:%zu: more than 64 fields", path, lineno);
-            rc = -1;
-            break;
-        }
-        for (size_t i = 0; i < n; i++) field[i] = trim_field(field[i]);
-        if (!header || strcmp(field[0], "gpu") == 0) {
-            for (int k = 0; k < K_COUNT; k++) kcol[k] = -1;
-            for (int m = 0; m < PM_COUNT; m++) mcol[m] = -1;
-            for (size_t i = 0; i < n; i++) {
-                for (int k = 0; k < K_COUNT; k++)
-                    if (strcmp(field[i], keys[k]) == 0) kcol[k] = (int)i;
-                for (int m = 0; m < PM_COUNT; m++)
-                    if (strcmp(field[i], prof_metric_names[m]) == 0) mcol[m] = (int)i;
-            }
-            for (int k = 0; k < K_COUNT && rc == 0; k++)
-                if (kcol[k] < 0) {
-                    snprintf(err, err_len, "%s:%zu: header has no column %s", path, lineno,
-                             keys[k]);
-                    rc = -1;
-                }
+        if (*line == '#') comment_value(line, "gpu", p->gpu, sizeof p->gpu);
+        if (*line == '#' || !*line) continue;
+        if (strcmp(line, PROF_HEADER) == 0) {
             header = 1;
-            nhead = n;
             continue;
         }
-        if (n != nhead) {
-            snprintf(err, err_len, "%s:%zu: %zu fields, the header has %zu", path, lineno, n,
-                     nhead);
+        prof_entry e = {.rows = 0};
+        char *end = NULL;
+        int bad = !header || split_commas(line, f, 15) != 15;
+        for (int m = 0; !bad && m < PM_COUNT; m++) { /* empty, "-" or n/a: not measured */
+            e.m[m] = strtod(f[7 + m], &end);
+            if (!*f[7 + m] || !strcmp(f[7 + m], "-") || !strcasecmp(f[7 + m], "n/a"))
+                e.m[m] = NAN;
+            else
+                bad = *end != '\0';
+        }
+        if (!bad) {
+            e.rows = strtoull(f[5], &end, 10);
+            bad = *end || !*f[5] || !*f[1] || !*f[2];
+            e.cols = strtoull(f[6], &end, 10);
+            bad |= *end || !*f[6];
+        }
+        if (bad) {
+            snprintf(err, err_len, "%s:%zu: %s", path, lineno,
+                     header ? "not a row of 15 fields "
+                              "(stage, variant, rows and cols given, metrics numbers, empty or n/a)"
+                            : "expected the header '" PROF_HEADER "'");
             rc = -1;
             break;
         }
-        prof_entry e;
-        memset(&e, 0, sizeof e);
-        snprintf(e.gpu, sizeof e.gpu, "%s", field[kcol[K_GPU]]);
-        snprintf(e.stage, sizeof e.stage, "%s", field[kcol[K_STAGE]]);
-        snprintf(e.variant, sizeof e.variant, "%s", field[kcol[K_VARIANT]]);
-        snprintf(e.op, sizeof e.op, "%s", field[kcol[K_OP]]);
-        snprintf(e.dt, sizeof e.dt, "%s", field[kcol[K_DTYPE]]);
-        char *end;
-        e.rows = strtoull(field[kcol[K_ROWS]], &end, 10);
-        int bad = (*end != '\0' || end == field[kcol[K_ROWS]]);
-        e.cols = strtoull(field[kcol[K_COLS]], &end, 10);
-        bad |= (*end != '\0' || end == field[kcol[K_COLS]]);
-        if (bad || !e.stage[0] || !e.variant[0]) {
-            snprintf(err, err_len, "%s:%zu: stage, variant, rows or cols is empty or not a number",
-                     path, lineno);
-            rc = -1;
-            break;
-        }
-        for (int m = 0; m < PM_COUNT; m++) {
-            e.m[m] = NAN;
-            if (mcol[m] >= 0 && metric_value(field[mcol[m]], &e.m[m]) != 0) {
-                snprintf(err, err_len, "%s:%zu: column %s is not a number: '%s'", path, lineno,
-                         prof_metric_names[m], field[mcol[m]]);
-                rc = -1;
-                break;
-            }
-        }
-        if (rc) break;
-        if (p->n == p->cap) {
-            p->cap = p->cap ? 2 * p->cap : 32;
-            p->e = res_xrealloc(p->e, p->cap * sizeof *p->e);
-        }
+        snprintf(e.gpu, sizeof e.gpu, "%s", f[0]);
+        snprintf(e.stage, sizeof e.stage, "%s", f[1]);
+        snprintf(e.variant, sizeof e.variant, "%s", f[2]);
+        snprintf(e.op, sizeof e.op, "%s", f[3]);
+        snprintf(e.dt, sizeof e.dt, "%s", f[4]);
+        if (p->n == p->cap)
+            p->e = res_xrealloc(p->e, (p->cap = p->cap ? 2 * p->cap : 32) * sizeof *p->e);
         p->e[p->n++] = e;
     }
     free(text);
-    if (rc == 0 && lineno == 0) { /* empty: as if missing */
-        memset(p, 0, sizeof *p);
-        return 1;
-    }
-    if (rc == 0 && !header) {
-        snprintf(err, err_len, "%s:%zu: no header row", path, lineno);
-        rc = -1;
-    }
-    if (rc) {
+    if (rc || lineno == 0) { /* malformed, or empty: as if missing */
         free(p->e);
         memset(p, 0, sizeof *p);
-        return rc;
+        return rc ? rc : 1;
     }
     p->present = 1;
     if (!p->gpu[0]) snprintf(p->gpu, sizeof p->gpu, "%s", p->n ? p->e[0].gpu : "unknown GPU");
@@ -528,8 +468,8 @@ static double ratio(const res_entry *a, const res_entry *b)
 
 /* A baseline of the same gpu, dtype and shape as e in f: the first of the ops given that has it
    (the ceilings of a softmax shape are written under the first op the program measured). */
-static const res_entry *base_of(const res_file *f, const res_entry *e, const char *variant,
-                                int op1, int op2)
+static const res_entry *base_of(const res_file *f, const res_entry *e, const char *variant, int op1,
+                                int op2)
 {
     const res_entry *b = res_find(f, e->gpu, "baseline", variant, op1, e->dt, e->rows, e->cols);
     return b ? b : res_find(f, e->gpu, "baseline", variant, op2, e->dt, e->rows, e->cols);
@@ -545,18 +485,20 @@ static void link_set(res_set *s)
             res_entry *e = &f->e[i];
             int op = (int)e->op, soft = e->op == OP_SOFTMAX || e->op == OP_LOGSOFTMAX;
             if (!soft)
-                e->x_cub = ratio(e, base_of(f, e, op == OP_SUM ? "cub_device_reduce"
-                                                               : "cub_segmented_reduce", op, op));
+                e->x_cub = ratio(
+                    e, base_of(f, e, op == OP_SUM ? "cub_device_reduce" : "cub_segmented_reduce",
+                               op, op));
             if (e->op == OP_ROWSUM) e->x_gemv = ratio(e, base_of(f, e, "cublas_gemv", op, op));
             const char *torch = res_torch_variant(e->op);
             if (torch) {
                 const res_entry *t =
                     res_find(f, e->gpu, "peer", torch, op, e->dt, e->rows, e->cols);
-                e->x_torch = ratio(e, t ? t : res_find(peer, e->gpu, "peer", torch, op, e->dt,
-                                                      e->rows, e->cols));
+                e->x_torch = ratio(
+                    e, t ? t : res_find(peer, e->gpu, "peer", torch, op, e->dt, e->rows, e->cols));
             }
             const res_entry *r = soft ? base_of(f, e, "read_stream", OP_SOFTMAX, OP_LOGSOFTMAX) : 0;
-            const res_entry *w = soft ? base_of(f, e, "write_stream", OP_SOFTMAX, OP_LOGSOFTMAX) : 0;
+            const res_entry *w =
+                soft ? base_of(f, e, "write_stream", OP_SOFTMAX, OP_LOGSOFTMAX) : 0;
             if (res_has(e) && res_has(r) && res_has(w) && !res_is_ref(e->stage))
                 e->pct_floor = 100 * (r->median_us + w->median_us) / e->median_us;
         }

@@ -32,23 +32,14 @@ static int write_text(const char *path, const char *text)
 /* Prints a unified diff of old and new text of name (diff -u on two temporary files). */
 static void print_diff(const char *name, const char *old, const char *new)
 {
-    const char *td = getenv("TMPDIR");
-    char a[512], b[1024], cmd[2400];
-    snprintf(a, sizeof a, "%s/results-diff.XXXXXX", td && *td ? td : "/tmp");
-    if (!mkdtemp(a)) {
-        fprintf(stderr, "results: cannot make a temporary folder for the diff of %s\n", name);
-        return;
-    }
-    snprintf(b, sizeof b, "%s/new", a);
-    snprintf(cmd, sizeof cmd, "%s/old", a);
-    if (write_text(cmd, old) == 0 && write_text(b, new) == 0) {
-        snprintf(cmd, sizeof cmd, "diff -u -L 'a/%s' -L 'b/%s' '%s/old' '%s/new'", name,
-                 name, a, a);
-        fflush(stdout);
-        if (system(cmd) == -1) fprintf(stderr, "results: cannot run diff for %s\n", name);
-    }
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", a);
-    if (system(cmd) != 0) fprintf(stderr, "results: cannot remove %s\n", a);
+    char d[1024], a[1100], b[1100];
+    if (!res_temp_dir(d, sizeof d)) return;
+    snprintf(a, sizeof a, "%s/old", d);
+    snprintf(b, sizeof b, "%s/new", d);
+    fflush(stdout);
+    if (write_text(a, old) == 0 && write_text(b, new) == 0)
+        res_run("diff -u -L 'a/%s' -L 'b/%s' '%s' '%s'; true", name, name, a, b);
+    res_run("rm -rf '%s'", d);
 }
 
 /* ---- the files to rebuild ------------------------------------------------------------ */

@@ -173,7 +173,8 @@ profile_samples() {
     }
     export_csv renamed > "$t/renamed.csv"
     export_csv real > "$t/real.csv"
-    got=$(awk -v stage=09_test -f "$tools/profile_parse.awk" "$t/inflight" "$t/run.csv" \
+    got=$(awk -v stage=09_test -v metrics="$METRICS" -f "$tools/profile_parse.awk" \
+              "$t/inflight" "$t/run.csv" \
               "$t/renamed.csv" "$t/real.csv")
     # two_pass: 250.112 + 3.040 us, the other counters of its first (longer) kernel; bank
     # 1000 / 52000; sectors 8388608 / 2097152; 62.3 warps x 32 x 16 B. rows4: the program's
@@ -189,7 +190,8 @@ NVIDIA H200,09_test,rows4,rowsum,f32,4096,512,12.00,88.0,80.0,40,32.00,0.000,16.
         printf 'FAIL profile_parse.awk on the sample:\n got:\n%s\n want:\n%s\n' "$got" "$want"
         rc=1
     fi
-    if awk -v stage=selftest -v check=1 -f "$tools/profile_parse.awk" /dev/null /dev/null \
+    if awk -v stage=selftest -v check=1 -v metrics="$METRICS" -f "$tools/profile_parse.awk" \
+           /dev/null /dev/null \
            "$t/renamed.csv" "$t/real.csv" 2>/dev/null; then
         echo "ok   the check of real exports (--selftest FILE) accepts the sample"
     else
@@ -198,7 +200,8 @@ NVIDIA H200,09_test,rows4,rowsum,f32,4096,512,12.00,88.0,80.0,40,32.00,0.000,16.
     fi
     # a renamed export without ranges (no --nvtx) must be reported
     sed 's|09_test/[a-z_0-9]*/[a-z]*/f32|x|g' "$t/renamed.csv" > "$t/bare.csv"
-    if awk -v stage=selftest -v check=1 -f "$tools/profile_parse.awk" /dev/null /dev/null \
+    if awk -v stage=selftest -v check=1 -v metrics="$METRICS" -f "$tools/profile_parse.awk" \
+           /dev/null /dev/null \
            "$t/bare.csv" "$t/bare.csv" 2>/dev/null; then
         echo "FAIL the check of real exports accepts kernels without a range"
         rc=1

@@ -12,8 +12,9 @@ static void test_the_evidence_parsers_read_their_samples(void)
 {
     char cmd[512];
     const char *b = getenv("BUILD_DIR") ? getenv("BUILD_DIR") : "build";
-    snprintf(cmd, sizeof cmd, "BUILD='%s' sh tests/host/evidence.sh >/tmp/reduce-evidence.%d.out 2>&1",
-             b, (int)getpid());
+    snprintf(cmd, sizeof cmd,
+             "BUILD='%s' sh tests/host/evidence.sh >/tmp/reduce-evidence.%d.out 2>&1", b,
+             (int)getpid());
     int st = system(cmd);
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         snprintf(cmd, sizeof cmd, "cat /tmp/reduce-evidence.%d.out >&2", (int)getpid());

@@ -239,8 +239,10 @@ static void test_the_serialised_floor_is_read_plus_write_time_over_the_kernels(v
     CU_ASSERT_EQUAL_FATAL(res_load_set(dir, &s, err, sizeof err), 0);
     const res_file *f = &s.f[F_SHAPES];
     const res_entry *a = res_find(f, NULL, "07_softmax", "dispatch", OP_SOFTMAX, DT_F16, 8, 131072);
-    const res_entry *l = res_find(f, NULL, "07_softmax", "dispatch", OP_LOGSOFTMAX, DT_F16, 8, 131072);
-    const res_entry *r = res_find(f, NULL, "06_coop_groups", "dispatch", OP_ROWSUM, DT_F32, 8, 131072);
+    const res_entry *l =
+        res_find(f, NULL, "07_softmax", "dispatch", OP_LOGSOFTMAX, DT_F16, 8, 131072);
+    const res_entry *r =
+        res_find(f, NULL, "06_coop_groups", "dispatch", OP_ROWSUM, DT_F32, 8, 131072);
     CU_ASSERT_FATAL(a && l && r);
     CU_ASSERT_DOUBLE_EQUAL(a->pct_floor, 100.0 * (12 + 13) / 50, 1e-6); /* 50% */
     CU_ASSERT_DOUBLE_EQUAL(l->pct_floor, 100.0 * (12 + 13) / 25, 1e-6); /* log-softmax: 100% */
@@ -270,8 +272,10 @@ static int has_date(const char *text)
 {
     for (const char *p = text; *p; p++) {
         int d = 1, t = 1;
-        for (int k = 0; k < 10 && d; k++) d = p[k] && (k == 4 || k == 7 ? p[k] == '-' : p[k] >= '0' && p[k] <= '9');
-        for (int k = 0; k < 5 && t; k++) t = p[k] && (k == 2 ? p[k] == ':' : p[k] >= '0' && p[k] <= '9');
+        for (int k = 0; k < 10 && d; k++)
+            d = p[k] && (k == 4 || k == 7 ? p[k] == '-' : p[k] >= '0' && p[k] <= '9');
+        for (int k = 0; k < 5 && t; k++)
+            t = p[k] && (k == 2 ? p[k] == ':' : p[k] >= '0' && p[k] <= '9');
         if (d || (t && (p[5] == 'Z' || (p[5] == ':' && p[8] == 'Z')))) return 1;
     }
     return 0;
@@ -285,12 +289,16 @@ static void test_the_blocks_name_the_gpu_once_and_carry_no_date(void)
     row(run, sizeof run, "baseline", "read_stream", "sum", "f32", 1, n28, 3000, 100, "ok");
     row(run, sizeof run, "baseline", "cub_device_reduce", "sum", "f32", 1, n28, 2900, 96.7, "ok");
     row(run, sizeof run, "04_block_reduce", "grid_stride", "sum", "f32", 1, n28, 2200, 73.3, "ok");
-    row(run, sizeof run, "04_block_reduce", "warp_per_row", "rowsum", "f32", 65536, 1024, 2900, 97, "ok");
+    row(run, sizeof run, "04_block_reduce", "warp_per_row", "rowsum", "f32", 65536, 1024, 2900, 97,
+        "ok");
     for (size_t c = 32; c <= 4096; c *= 8) {
-        row(rows, sizeof rows, "04_block_reduce", "warp_per_row", "rowsum", "f32", 65536 * 1024 / c, c, 2000, 70, "ok");
-        row(rows, sizeof rows, "baseline", "read_stream", "rowsum", "f32", 65536 * 1024 / c, c, 2900, 100, "ok");
+        row(rows, sizeof rows, "04_block_reduce", "warp_per_row", "rowsum", "f32", 65536 * 1024 / c,
+            c, 2000, 70, "ok");
+        row(rows, sizeof rows, "baseline", "read_stream", "rowsum", "f32", 65536 * 1024 / c, c,
+            2900, 100, "ok");
         floor_rows(sm, sizeof sm, "f32", 65536 * 1024 / c, c);
-        row(sm, sizeof sm, "07_softmax", "warp_row", "softmax", "f32", 65536 * 1024 / c, c, 2500, 83, "ok");
+        row(sm, sizeof sm, "07_softmax", "warp_row", "softmax", "f32", 65536 * 1024 / c, c, 2500,
+            83, "ok");
     }
     floor_rows(sh, sizeof sh, "f32", 1, 262144);
     floor_rows(sh, sizeof sh, "bf16", 1, 262144);
@@ -300,10 +308,13 @@ static void test_the_blocks_name_the_gpu_once_and_carry_no_date(void)
     write_file("shapes.csv", sh);
     write_file("profile.csv",
                "# gpu: Test GPU\n# date: 2030-01-02T03:04:05Z\n"
-               "gpu,stage,variant,op,dtype,rows,cols,duration_us,registers_per_thread\n"
-               "Test GPU,04_block_reduce,grid_stride,sum,f32,1,268435456,470.5,18\n"
-               "Test GPU,07_softmax,warp_row,softmax,f32,65536,1024,176,96\n"
-               "Test GPU,07_softmax,warp_row,logsoftmax,f32,65536,1024,176,96\n");
+               "gpu,stage,variant,op,dtype,rows,cols,duration_us,dram_pct_of_peak,"
+               "achieved_occupancy_pct,registers_per_thread,thread_inst_per_inst,"
+               "shared_bank_conflicts_per_request,global_ld_sectors_per_request,"
+               "bytes_in_flight_per_sm\n"
+               "Test GPU,04_block_reduce,grid_stride,sum,f32,1,268435456,470.5,,,18,,,,\n"
+               "Test GPU,07_softmax,warp_row,softmax,f32,65536,1024,176,,,96,,,,\n"
+               "Test GPU,07_softmax,warp_row,logsoftmax,f32,65536,1024,176,,,96,,,,\n");
     res_set s;
     char err[512];
     CU_ASSERT_EQUAL_FATAL(res_load_set(dir, &s, err, sizeof err), 0);
@@ -314,7 +325,8 @@ static void test_the_blocks_name_the_gpu_once_and_carry_no_date(void)
         CU_ASSERT_EQUAL(res_md_stage_evidence(&s, stages[k], "results/", &b), 0);
         CU_ASSERT_FALSE(has_date(b.s));
         CU_ASSERT_EQUAL(count_of(b.s, "Test GPU"), 1);
-        if (k == 1) { /* 07: % of copy and of the floor per dtype; no log-softmax twin of a softmax counter row */
+        if (k ==
+            1) { /* 07: % of copy and of the floor per dtype; no log-softmax twin of a softmax counter row */
             CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "| 1 x 262144 | 40.0 | 50.0 | 40.0 | 50.0 |"));
             CU_ASSERT_PTR_NULL(strstr(b.s, "logsoftmax 65536"));
         }
