@@ -12,14 +12,9 @@ BUILD=${BUILD:-build}
 # shellcheck source=tools/evidence_lib.sh
 . "$tools/evidence_lib.sh"
 
-# summarize TOOL PROGRAM SECONDS LOG RC [LOG RC ...], as sanitize.sh calls the summary
+# summarize TOOL PROGRAM SECONDS "LOG:RC ...": sanitize_summary.awk as sanitize.sh runs it
 summarize() {
-    tool=$1 prog=$2 secs=$3
-    shift 3
-    args=""
-    while [ $# -ge 2 ]; do args="$args $1:$2"; shift 2; done
-    awk -v tool="$tool" -v prog="$prog" -v secs="$secs" -v pairs="$args" \
-        -f "$tools/sanitize_summary.awk"
+    awk -v tool="$1" -v prog="$2" -v secs="$3" -v pairs="$4" -f "$tools/sanitize_summary.awk"
 }
 
 sass_samples() {
@@ -251,14 +246,14 @@ EOF
         esac
     }
     expect "memcheck 05_packed: 0 errors (4 variant checks in 2 runs, 3 s)" \
-        memcheck 05_packed 3 "$t/clean.log" 0 "$t/clean.log" 0
-    expect "racecheck 03_shuffle: FAILED: 1 hazard (" racecheck 03_shuffle 5 "$t/race.log" 1
+        memcheck 05_packed 3 "$t/clean.log:0 $t/clean.log:0"
+    expect "racecheck 03_shuffle: FAILED: 1 hazard (" racecheck 03_shuffle 5 "$t/race.log:1"
     expect "initcheck 05_packed: FAILED: the program exited 1" \
-        initcheck 05_packed 1 "$t/check.log" 1
+        initcheck 05_packed 1 "$t/check.log:1"
     expect "synccheck 07_softmax: FAILED: the program exited 255" \
-        synccheck 07_softmax 0 "$t/nodev.log" 255
-    expect "memcheck test_gpu: 0 errors (1 run, 7 s)" memcheck test_gpu 7 "$t/clean.log" 0
-    got=$(summarize racecheck 03_shuffle 5 "$t/race.log" 1 | sed -n 2p)
+        synccheck 07_softmax 0 "$t/nodev.log:255"
+    expect "memcheck test_gpu: 0 errors (1 run, 7 s)" memcheck test_gpu 7 "$t/clean.log:0"
+    got=$(summarize racecheck 03_shuffle 5 "$t/race.log:1" | sed -n 2p)
     case "$got" in
     "    ========= Warning: Race reported"*)
         echo "ok   a failure quotes the first lines of the report" ;;
