@@ -257,7 +257,8 @@ static void stage_standard(const res_set *s, const char *stage, const int *swept
     if (t.nrow)
         sb_add(
             b,
-            "\nAt the standard size (`make run`), with the ceiling and CUB of the same run:\n\n");
+            "\nAt the standard size (`make run`), against the ceiling measured in the same run (a "
+            "read-only stream for sums and row sums, a copy for softmax) and CUB:\n\n");
     tab_emit(&t, b);
 }
 
