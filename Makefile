@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: MIT
 # CUDA reduction, step by step.
-#   make            build every stage, the baselines, the tools and the tests into build/
+#   make            build every stage, the baselines and the tools into build/ (CUDA toolkit and
+#                   gcc; no CUnit, no installing)
 #   make plot       the main job: build, run what has no results yet (GPU), draw results/plots/
-#   make test       CUnit: the gpu suite (skipped without a GPU), then the host suite
+#   make test       CUnit (installed with apt-get where it is missing and that works): build the
+#                   suites, run the gpu suite (skipped without a GPU), then the host suite
+#   make tests      build the two suites only
 #   make run        every stage at its standard size, row sums and softmax over cols,
 #                   and the real-world shapes                              -> results/*.csv
 #   make sweep      full sums over n = 2^10 .. 2^28                        -> results/sweep.csv
@@ -69,6 +72,10 @@ CUBLAS_LIB  := $(if $(wildcard $(CUDA_LIBDIR)/libcublas.so),-lcublas,$(if $(wild
                  $(CUDA_LIBDIR)/libcublas.so.[0-9]*))),-lcublas))
 LDFLAGS  := $(GENCODE) $(if $(CUDA_LIBDIR),-L$(CUDA_LIBDIR) -Xlinker -rpath=$(CUDA_LIBDIR))
 LDLIBS   := $(CUBLAS_LIB) -lm -lpthread
+# A stage that links more than the CUDA runtime and cuBLAS sets STAGE_LDLIBS_<dir> in its block
+# at the end of this file (for example STAGE_LDLIBS_08_all_reduce := -lnccl); its program and
+# the gpu suite, which links every stage, get them.
+stage_ldlibs = $(foreach s,$(1),$(STAGE_LDLIBS_$(s)))
 
 ifdef CUNIT_PREFIX
   CUNIT_CFLAGS := -I$(CUNIT_PREFIX)/include
@@ -98,7 +105,7 @@ RUN_FLAGS ?= --iters 30
 # real-world [rows, cols]: LLM logits (vocabularies of 32000 .. 262144), attention rows, classifiers
 SHAPES    := 1x262144 8x131072 32x128256 64x32000 256x151936 4096x50257 16384x4096 131072x128 2048x1000
 
-.PHONY: FORCE all tools run sweep test check clean deps-test
+.PHONY: FORCE all tools tests run sweep test check clean deps-test
 .SECONDEXPANSION:
 .DEFAULT_GOAL := all
 
@@ -109,8 +116,9 @@ TOOLS_LIB  :=
 HAVE_GPU   := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
 include tools/results.mk tools/evidence.mk tools/course.mk
 
-all: $(STAGE_BINS) $(BUILD)/baselines $(TEST_HOST) $(TEST_GPU) tools
+all: $(STAGE_BINS) $(BUILD)/baselines tools
 tools: $(TOOLS_BINS)
+tests: $(TEST_HOST) $(TEST_GPU)
 
 # ---- objects --------------------------------------------------------------
 $(BUILD)/obj/common/%.o: common/%.c
@@ -131,7 +139,7 @@ $(BUILD)/obj/%_main.o: %/main.c common/stage.h
 
 # build/NN_name: the stage's objects, its main, the baselines and the common driver
 $(STAGE_BINS): $(BUILD)/%: $$(call stage_objs,$$*) $(BUILD)/obj/%_main.o $(BASE_OBJ) $(BUILD)/libcommon.a
-	$(NVCC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+	$(NVCC) $(LDFLAGS) $^ -o $@ $(call stage_ldlibs,$*) $(LDLIBS)
 
 $(BUILD)/baselines: $(BUILD)/obj/baselines_main.o $(BASE_OBJ) $(BUILD)/libcommon.a
 	$(NVCC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
@@ -166,10 +174,10 @@ $(TEST_GPU): $(wildcard tests/gpu/*.c) $(BUILD)/registry.c $(ALL_STAGE_OBJS) $(B
 	$(HOST_CC) $(CFLAGS) $(CUNIT_CFLAGS) -c tests/gpu/test_gpu.c -o $(BUILD)/obj/gpu/test_gpu.o
 	$(HOST_CC) $(CFLAGS) -c $(BUILD)/registry.c -o $(BUILD)/obj/gpu/registry.o
 	$(NVCC) $(LDFLAGS) $(BUILD)/obj/gpu/test_gpu.o $(BUILD)/obj/gpu/registry.o $(ALL_STAGE_OBJS) $(BASE_OBJ) \
-	    $(BUILD)/libcommon.a $(CUNIT_LIBS) -o $@ $(LDLIBS)
+	    $(BUILD)/libcommon.a $(CUNIT_LIBS) -o $@ $(call stage_ldlibs,$(ALL_STAGES)) $(LDLIBS)
 
 # GPU_TEST_STAGES narrows the gpu suite to the chosen stages (the baselines run when all do)
-test: $(TEST_HOST) $(TEST_GPU) $(STAGE_BINS) $(BUILD)/baselines tools
+test: tests $(STAGE_BINS) $(BUILD)/baselines tools
 	GPU_TEST_STAGES='$(STAGES)' $(TEST_GPU)
 	BUILD_DIR=$(BUILD) $(TEST_HOST)
 
@@ -219,3 +227,9 @@ clean:
 	rm -rf $(BUILD) *.o
 
 -include $(COMMON_OBJ:.o=.d) $(HOST_TEST_OBJ:.o=.d) $(ALL_STAGE_OBJS:.o=.d) $(BASE_OBJ:.o=.d)
+
+# ---- stage blocks ---------------------------------------------------------
+# A stage that needs rules of its own (STAGE_LDLIBS_<dir>, extra runs added as prerequisites
+# of run, sweep or clean) adds one block below, opened and closed by a comment line naming it,
+# and leaves the rules above alone.
+

@@ -5,6 +5,8 @@
 //   cub_segmented_reduce  cub::DeviceSegmentedReduce::Sum    build/baselines --op rowsum
 //   cublas_gemv           cublasSgemv with a vector of ones  build/baselines --variant cublas_gemv
 //   read_stream           the read ceiling: every byte read once, 16 bytes per load
+//   write_stream          every byte written once, 16 bytes per store; with read_stream, the
+//                         serialised floor of softmax at few long rows
 //   copy                  the read+write ceiling: cudaMemcpyAsync device to device
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -356,22 +358,55 @@ static __global__ void read_stream_kernel(const uint4 *__restrict__ in, size_t n
     }
 }
 
-static int stream_grid_cache = 0;
-
-extern "C" size_t read_stream_blocks(size_t bytes)
+// Write-only stream, the other half of softmax's serialised floor: the same grid and 16-byte
+// accesses as the read stream. A store does not hold the thread up as a load does (it is posted
+// and the thread goes on), so a grid-stride loop keeps enough of them outstanding.
+static __global__ void write_stream_kernel(uint4 *__restrict__ out, size_t n_vec,
+                                           unsigned char *__restrict__ tail, size_t n_tail)
 {
-    if (stream_grid_cache == 0) {
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+#pragma unroll 4
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n_vec; i += stride)
+        out[i] = make_uint4(write_stream_word(4 * i), write_stream_word(4 * i + 1),
+                            write_stream_word(4 * i + 2), write_stream_word(4 * i + 3));
+    if (blockIdx.x == 0 && threadIdx.x < n_tail) {
+        size_t k = 16 * n_vec + threadIdx.x; // a byte of the last, partial 16
+        tail[threadIdx.x] = (unsigned char)(write_stream_word(k / 4) >> (8 * (k % 4)));
+    }
+}
+
+// Blocks of STREAM_THREADS for a stream over `bytes`: one per 16 bytes a thread, at most as many
+// as fit on every SM at once (the occupancy API, asked once per kernel).
+static size_t stream_blocks(const void *kernel, int *cache, size_t bytes)
+{
+    if (*cache == 0) {
         int dev = 0, sms = 1, per_sm = 1;
         cudaGetDevice(&dev);
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_stream_kernel, STREAM_THREADS,
-                                                      0);
-        stream_grid_cache = sms * (per_sm > 0 ? per_sm : 1);
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, STREAM_THREADS, 0);
+        *cache = sms * (per_sm > 0 ? per_sm : 1);
     }
-    size_t vec = bytes / 16;
-    size_t need = (vec + STREAM_THREADS - 1) / STREAM_THREADS;
+    size_t need = (bytes / 16 + STREAM_THREADS - 1) / STREAM_THREADS;
     if (need < 1) need = 1;
-    return need < (size_t)stream_grid_cache ? need : (size_t)stream_grid_cache;
+    return need < (size_t)*cache ? need : (size_t)*cache;
+}
+
+static int read_grid_cache = 0, write_grid_cache = 0;
+
+extern "C" size_t read_stream_blocks(size_t bytes)
+{
+    return stream_blocks((const void *)read_stream_kernel, &read_grid_cache, bytes);
+}
+
+extern "C" cudaError_t write_stream_launch(void *d_out, size_t bytes, cudaStream_t s)
+{
+    size_t n_vec = bytes / 16;
+    unsigned grid = (unsigned)stream_blocks((const void *)write_stream_kernel, &write_grid_cache,
+                                            bytes);
+    write_stream_kernel<<<grid, STREAM_THREADS, 0, s>>>((uint4 *)d_out, n_vec,
+                                                        (unsigned char *)d_out + 16 * n_vec,
+                                                        bytes - 16 * n_vec);
+    return cudaGetLastError();
 }
 
 extern "C" cudaError_t read_stream_launch(const void *d_in, size_t bytes, uint32_t *d_block_xor,

@@ -4,8 +4,9 @@
 #
 # Writes BUILD/assignment/, the repository's tracked files (git ls-files where this folder is a
 # git work tree's top, else every file but build/, results/ and .git/), in which:
-#   - the .cu, .cuh, .c, .h and .md files of each chosen stage pass through BUILD/assign, which
-#     replaces every solution region by a stub (a bad marker stops everything: exit 2);
+#   - the .cu, .cuh, .c, .h and .md files of each chosen stage pass through
+#     tools/cut_solutions.awk, which replaces every solution region by a stub (a bad marker stops
+#     everything: exit 2);
 #   - what tools/solution_only.txt lists (answers, this guide for instructors) is left out;
 #   - every other file, the stages not chosen included, is copied as it is.
 # Then BUILD/assignment.tar.gz. Nothing is replaced until every file has been processed.
@@ -18,14 +19,15 @@ if [ $# -ne 2 ]; then
 fi
 build=$1
 stages=$(printf '%s\n' "$2" | tr ',' ' ')
-assign=$build/assign
+cut=tools/cut_solutions.awk
 only=tools/solution_only.txt
 dest=$build/assignment
 tmp=$build/assignment.tmp
 list=$build/assignment.files
 
-[ -x "$assign" ] || { echo "assignment.sh: $assign is missing (make $assign)" >&2; exit 2; }
-[ -f "$only" ] || { echo "assignment.sh: no $only (run from the repository root)" >&2; exit 2; }
+for f in "$cut" "$only"; do
+    [ -f "$f" ] || { echo "assignment.sh: no $f (run from the repository root)" >&2; exit 2; }
+done
 for s in $stages; do
     [ -d "$s" ] || { echo "assignment.sh: no stage folder '$s'" >&2; exit 2; }
 done
@@ -81,12 +83,15 @@ while IFS= read -r f; do
     stage=${f%%/*}
     kind=copy
     if [ "$stage" != "$f" ] && is_chosen "$stage"; then
-        case $f in *.cu | *.cuh | *.c | *.h | *.md) kind=assign ;; esac
+        case $f in *.md) kind=cut md=1 ;; *.cu | *.cuh | *.c | *.h) kind=cut md=0 ;; esac
     fi
-    if [ $kind = assign ]; then
-        out=$("$assign" "$f" "$tmp/$f") || fail $?
-        n=$(printf '%s\n' "$out" | sed -n 's/.*: \([0-9][0-9]*\) solution region.*/\1/p')
-        [ "${n:-0}" -gt 0 ] && stubbed="$stubbed $f($n)"
+    if [ $kind = cut ]; then
+        [ -r "$f" ] || fail 1
+        last_eol=0
+        [ -z "$(tail -c 1 "$f")" ] && last_eol=1 # the last byte is a newline (or there is none)
+        n=$(awk -v name="$f" -v md="$md" -v last_eol=$last_eol -v out="$tmp/$f" -f "$cut" "$f") ||
+            fail 2
+        [ "$n" -gt 0 ] && stubbed="$stubbed $f($n)"
     else
         cp -p "$f" "$tmp/$f" || fail 1
     fi

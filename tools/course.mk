@@ -11,27 +11,21 @@
 
 .PHONY: assignment grade test-assignment
 
-TOOLS_BINS += $(BUILD)/assign $(BUILD)/grader
-TOOLS_LIB  += $(BUILD)/obj/tools/assign_lib.o $(BUILD)/obj/tools/grade_lib.o
+TOOLS_BINS += $(BUILD)/grader
+TOOLS_LIB  += $(BUILD)/obj/tools/grade_lib.o
 
-$(BUILD)/assign: tools/assign.c tools/assign.h
+# the grader reads its CSVs with the results tool's reader (tools/results_read.c)
+$(BUILD)/grader: tools/grade.c tools/grade.h tools/results.h $(BUILD)/obj/tools/results_read.o \
+                 $(BUILD)/libcommon.a
 	@mkdir -p $(@D)
-	$(HOST_CC) $(CFLAGS) -Itools $< -o $@
+	$(HOST_CC) $(CFLAGS) -Itools $< $(BUILD)/obj/tools/results_read.o $(BUILD)/libcommon.a -o $@ -lm
 
-$(BUILD)/grader: tools/grade.c tools/grade.h
-	@mkdir -p $(@D)
-	$(HOST_CC) $(CFLAGS) -Itools $< -o $@ -lm
-
-# the same sources without their main, for the host tests
-$(BUILD)/obj/tools/assign_lib.o: tools/assign.c tools/assign.h
+# the same source without its main, for the host tests
+$(BUILD)/obj/tools/grade_lib.o: tools/grade.c tools/grade.h tools/results.h
 	@mkdir -p $(@D)
 	$(HOST_CC) $(CFLAGS) -Itools -DCOURSE_LIB -c $< -o $@
 
-$(BUILD)/obj/tools/grade_lib.o: tools/grade.c tools/grade.h
-	@mkdir -p $(@D)
-	$(HOST_CC) $(CFLAGS) -Itools -DCOURSE_LIB -c $< -o $@
-
-assignment: $(BUILD)/assign
+assignment:
 	@sh tools/assignment.sh '$(BUILD)' '$(STAGES)'
 
 # The grader needs a GPU (it says so and stops, exit 3, before anything is built). The stage

@@ -10,7 +10,7 @@
 #   make sass STAGE=dir       the stage's SASS filtered to the lesson's instructions, with the
 #                             bytes each thread keeps in flight (cuobjdump; SASS_FLAGS=-v adds
 #                             the instructions themselves)
-#   make evidence-selftest    the parsers of these tools on built-in samples (no GPU needed)
+#   make evidence-selftest    the parsers of these tools on samples (tests/host/evidence.sh; no GPU)
 # Without a GPU, or without ncu / compute-sanitizer / cuobjdump, a target says so in one line
 # and its script exits 3. The scripts (tools/profile.sh, sanitize.sh, sass.sh) say how.
 
@@ -41,4 +41,4 @@ sass:
 	@$(EVIDENCE_ENV) sh tools/sass.sh $(SASS_FLAGS) $(EVIDENCE_STAGES)
 
 evidence-selftest:
-	@sh tools/sass.sh --selftest && sh tools/profile.sh --selftest && sh tools/sanitize.sh --selftest
+	@BUILD=$(BUILD) sh tests/host/evidence.sh

@@ -1,6 +1,20 @@
 # SPDX-License-Identifier: MIT
 # evidence_lib.sh: helpers shared by profile.sh, sanitize.sh and sass.sh (sourced, POSIX sh).
 
+# profile.csv's header (DESIGN.md "Evidence") and the metrics ncu collects for it
+CSV_HEADER=gpu,stage,variant,op,dtype,rows,cols,duration_us,dram_pct_of_peak,\
+achieved_occupancy_pct,registers_per_thread,thread_inst_per_inst,\
+shared_bank_conflicts_per_request,global_ld_sectors_per_request,bytes_in_flight_per_sm
+METRICS=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,\
+sm__warps_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.per_cycle_active,\
+launch__registers_per_thread,smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio,\
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
+l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,\
+sm__ctas_launched.sum,smsp__sass_inst_executed_op_global_atom.sum
+
 # find_tool NAME: prints the path of a CUDA tool and returns 0, or returns 1. Looks on PATH,
 # then in $CUDA_HOME/bin, /usr/local/cuda/bin, and where the toolkit installs the tool itself
 # (compute-sanitizer/, /opt/nvidia/nsight-compute/<version>/ for ncu, the newest first).

@@ -20,6 +20,8 @@
  * Built without main (-DCOURSE_LIB) for the host tests.
  */
 #include "grade.h"
+#include "cli.h"
+#include "results.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -225,117 +227,38 @@ double perf_score(double points, double pct, double threshold_pct, int stage_cor
     return round_points(points * pct / threshold_pct);
 }
 
-/* ---- the results CSV ------------------------------------------------------- */
-
-enum { COL_STAGE, COL_VARIANT, COL_OP, COL_DTYPE, COL_PCT, COL_GBPS, COL_CEIL, COL_CHECK, N_COLS };
-static const char *const col_names[N_COLS] = {"stage", "variant", "op", "dtype", "pct_of_ceiling",
-                                              "gbps", "ceiling_gbps", "check"};
-
-#define CSV_MAX_FIELDS 32
-
-/* Splits one line (no newline) into at most CSV_MAX_FIELDS comma-separated fields, in place. */
-static int split_csv(char *line, char **f)
-{
-    int n = 0;
-    f[n++] = line;
-    for (char *c = line; *c; c++)
-        if (*c == ',') {
-            *c = '\0';
-            if (n == CSV_MAX_FIELDS) break;
-            f[n++] = c + 1;
-        }
-    return n;
-}
-
-/* Calls visit(fields of the wanted columns, ctx) for every data row; stops when it returns
-   nonzero and passes that on. Returns -1 when there is no header with every column. */
-static int csv_each(const char *text, int (*visit)(char **cols, void *ctx), void *ctx)
-{
-    int idx[N_COLS], have_header = 0;
-    const char *p = text;
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        char line[4096], *f[CSV_MAX_FIELDS];
-        const char *start = p;
-        p += n + (nl ? 1 : 0);
-        if (n == 0 || start[0] == '#' || n >= sizeof line) continue;
-        memcpy(line, start, n);
-        line[n] = '\0';
-        if (n && line[n - 1] == '\r') line[n - 1] = '\0';
-        int nf = split_csv(line, f);
-        if (!have_header) {
-            int found = 0;
-            for (int c = 0; c < N_COLS; c++) {
-                idx[c] = -1;
-                for (int i = 0; i < nf; i++)
-                    if (strcmp(f[i], col_names[c]) == 0) { idx[c] = i; found++; break; }
-            }
-            if (found != N_COLS) return -1;
-            have_header = 1;
-            continue;
-        }
-        if (strcmp(f[0], "gpu") == 0) continue; /* a header repeated by an appending writer */
-        char *cols[N_COLS];
-        int ok = 1;
-        for (int c = 0; c < N_COLS; c++) {
-            if (idx[c] >= nf) { ok = 0; break; }
-            cols[c] = f[idx[c]];
-        }
-        if (!ok) continue;
-        int r = visit(cols, ctx);
-        if (r) return r;
-    }
-    return have_header ? 0 : -1;
-}
-
-typedef struct {
-    const char *stage, *variant, *op, *dtype;
-    csv_hit *hit;
-} find_ctx;
-
-static int visit_find(char **c, void *v)
-{
-    find_ctx *x = v;
-    if (strcmp(c[COL_STAGE], x->stage) || strcmp(c[COL_VARIANT], x->variant) ||
-        strcmp(c[COL_OP], x->op) || strcmp(c[COL_DTYPE], x->dtype))
-        return 0;
-    x->hit->pct_of_ceiling = strtod(c[COL_PCT], NULL);
-    x->hit->gbps = strtod(c[COL_GBPS], NULL);
-    x->hit->ceiling_gbps = strtod(c[COL_CEIL], NULL);
-    x->hit->check_ok = strcmp(c[COL_CHECK], "ok") == 0;
-    return 1;
-}
+/* ---- the results CSV (read by the results tool's reader, tools/results_read.c) ---- */
 
 int csv_find(const char *text, const char *stage, const char *variant, const char *op,
              const char *dtype, csv_hit *hit)
 {
-    find_ctx x = {stage, variant, op, dtype, hit};
-    return csv_each(text, visit_find, &x);
-}
-
-typedef struct {
-    const char *stage;
-    size_t rows, failed;
-} count_ctx;
-
-static int visit_count(char **c, void *v)
-{
-    count_ctx *x = v;
-    if (strcmp(c[COL_STAGE], x->stage) == 0) {
-        x->rows++;
-        x->failed += strcmp(c[COL_CHECK], "ok") != 0;
+    res_file f;
+    char err[256];
+    if (res_read_text(text, "csv", &f, err, sizeof err) != 0) return -1;
+    int found = 0;
+    for (size_t i = 0; i < f.n && !found; i++) {
+        const res_entry *e = &f.e[i];
+        found = !strcmp(e->stage, stage) && !strcmp(e->variant, variant) &&
+                !strcmp(op_name(e->op), op) && !strcmp(dtype_name(e->dt), dtype);
+        if (found) *hit = (csv_hit){e->pct, e->gbps, e->ceiling, e->n_fail == 0};
     }
-    return 0;
+    free(f.e);
+    return found;
 }
 
 int csv_count(const char *text, const char *stage, size_t *rows, size_t *failed)
 {
-    count_ctx x = {stage, 0, 0};
-    int r = csv_each(text, visit_count, &x);
-    *rows = x.rows;
-    *failed = x.failed;
-    return r < 0 ? -1 : 0;
+    res_file f;
+    char err[256];
+    *rows = *failed = 0;
+    if (res_read_text(text, "csv", &f, err, sizeof err) != 0) return -1;
+    for (size_t i = 0; i < f.n; i++)
+        if (strcmp(f.e[i].stage, stage) == 0) {
+            *rows += f.e[i].n_ok + f.e[i].n_fail;
+            *failed += f.e[i].n_fail;
+        }
+    free(f.e);
+    return 0;
 }
 
 /* ---- JSON strings and output excerpts -------------------------------------- */

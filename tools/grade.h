@@ -51,20 +51,21 @@ double perf_score(double points, double pct, double threshold_pct, int stage_cor
 /* x rounded to the nearest 0.01 (the precision of every score the grader reports). */
 double round_points(double x);
 
-/* One row of a results CSV, found by its column names (the header row). */
+/* One variant of a results CSV (its medians where it has several rows), read by the results
+   tool's reader (results.h). */
 typedef struct {
     double pct_of_ceiling, gbps, ceiling_gbps;
-    int check_ok;
+    int check_ok; /* every row of it passed its check */
 } csv_hit;
 
-/* Looks for the first row of stage/variant/op/dtype in the text of a results CSV.
-   Returns 1 and fills *hit, 0 when there is no such row, -1 when the text has no header
-   naming the needed columns. */
+/* Looks for stage/variant/op/dtype in the text of a results CSV. Returns 1 and fills *hit, 0
+   when there is no such row, -1 when the text is not a results CSV (no header, a malformed
+   row). */
 int csv_find(const char *text, const char *stage, const char *variant, const char *op,
              const char *dtype, csv_hit *hit);
 
-/* Counts the rows of stage in a results CSV (*rows) and those whose check is not "ok"
-   (*failed). Returns 0, or -1 when the text has no usable header. */
+/* Counts the rows of stage in a results CSV (*rows) and those whose check is FAIL (*failed).
+   Returns 0, or -1 when the text is not a results CSV. */
 int csv_count(const char *text, const char *stage, size_t *rows, size_t *failed);
 
 /* s[0..len) as a JSON string literal, quotes included: '"', '\\' and control characters

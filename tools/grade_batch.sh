@@ -5,7 +5,7 @@
 #   sh tools/grade_batch.sh [-s STAGES] [-1] [-k] [-n] ASSIGNMENT SUBMISSIONS OUT
 #
 #   ASSIGNMENT   a clean assignment tree: build/assignment, or build/assignment.tar.gz unpacked.
-#                If it holds a build/ (make -C ASSIGNMENT all), every copy starts from those
+#                If it holds a build/ (make -C ASSIGNMENT all tests), every copy starts from those
 #                objects and only the submitted files are compiled again.
 #   SUBMISSIONS  a folder holding one folder per submission (with -1: one submission folder)
 #   OUT          OUT/NAME/results.json (Gradescope's format), OUT/NAME/grade.txt (what make

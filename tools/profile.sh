@@ -7,52 +7,18 @@
 #   tools/profile.sh --reparse [STAGE...]  the same table and CSV from the exports kept in
 #                                       results/profile/ by an earlier run (no GPU needed)
 #   tools/profile.sh --need             exit 3 with one line when no GPU, ncu or cuobjdump
-#   tools/profile.sh --selftest         checks the parser on a built-in sample export
-#   tools/profile.sh --selftest RENAMED.csv [REAL.csv]   checks it on real exports (the one
-#                                       with --print-nvtx-rename kernel, the one without)
+#   tools/profile.sh --selftest RENAMED.csv [REAL.csv]   checks the parser on real exports (the
+#                                       one with --print-nvtx-rename kernel, the one without);
+#                                       tests/host/evidence.sh checks it on a sample
 #
 # How: each stage program runs once under ncu at its default size (sums n = 2^28, row ops
-# 65536 x 1024: every SM busy for many waves) with REDUCE_PROFILE=1 --iters 1 --warmup 0, so
-# that exactly one timed launch of each variant (and of the baselines it is compared with)
-# runs between cudaProfilerStart/Stop inside an NVTX range named stage/variant/op/dtype:
-#   REDUCE_PROFILE=1 ncu --clock-control none --profile-from-start off --nvtx --metrics ...
-#       -f -o results/profile/STAGE $NCU_FLAGS build/STAGE --iters 1 --warmup 0
-# The clocks are never locked (--clock-control none): the GPU runs as it does for the timed
-# runs. The report is exported twice as CSV (ncu --import --csv --page raw --print-units base),
-# with --print-nvtx-rename kernel (kernels named by their range) and with
-# --print-kernel-base mangled (the real names, to find each kernel's SASS); both are kept in
-# results/profile/ with the report, the program's log and per-kernel rows (kernels.csv).
-#
-# Columns of results/profile.csv (a variant of several kernels: duration is their sum, the
-# other counters are its longest kernel's):
-#   duration_us               gpu__time_duration.sum (one replayed launch, caches flushed by
-#                             ncu; quote the event-timed medians of make run for speed)
-#   dram_pct_of_peak          dram__throughput.avg.pct_of_peak_sustained_elapsed
-#   achieved_occupancy_pct    sm__warps_active.avg.pct_of_peak_sustained_active
-#   registers_per_thread      launch__registers_per_thread
-#   thread_inst_per_inst      smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio:
-#                             lanes doing work per warp instruction, of 32 (predicated-off and
-#                             inactive lanes excluded: shows a predicated tree's idle lanes)
-#   shared_bank_conflicts_per_request  bank-conflict wavefronts per shared-memory wavefront:
-#                             (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum + _st.sum)
-#                             / (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum + _st.sum);
-#                             0 conflict-free (about 0.02 measured), 0.5 two-way, 0.97 32-way;
-#                             0 when the kernel makes no shared-memory access
-#   global_ld_sectors_per_request  l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum /
-#                             l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum: 4 for a warp's
-#                             4-byte loads, 16 for 16-byte loads; 0 without global loads
-#   bytes_in_flight_per_sm    Little's law, never derived from the measured bandwidth:
-#                             sm__warps_active.avg.per_cycle_active (achieved warps per SM)
-#                             x 32 lanes x B, where B is the bytes of global loads one thread
-#                             issues before it must wait for the first of them, read from the
-#                             kernel's SASS (cuobjdump -sass, the running GPU's section) by
-#                             tools/sass_inflight.awk: within a basic block, the largest group
-#                             of LDG (widths 4, 8, 16, 2, 1 bytes from the opcode) issued before
-#                             an instruction reads one of their registers, or a BRA, BAR or
-#                             EXIT. A bandwidth needs about latency x bandwidth bytes in flight.
-# Also collected, kept in results/profile/kernels.csv: sm__ctas_launched.sum and
-# smsp__sass_inst_executed_op_global_atom.sum.
-#
+# 65536 x 1024) with REDUCE_PROFILE=1 --iters 1 --warmup 0, so that exactly one timed launch of
+# each variant (and of its baselines) runs between cudaProfilerStart/Stop inside an NVTX range
+# named stage/variant/op/dtype; --clock-control none (the clocks are never locked). The report
+# is exported twice as CSV (with --print-nvtx-rename kernel, and with the real kernel names to
+# find each kernel's SASS); the exports, the report, the log and per-kernel rows (kernels.csv)
+# stay in results/profile/. What each column of profile.csv is, bytes in flight per SM (Little's
+# law, from the SASS by tools/sass_inflight.awk) included: maint/EVIDENCE_NOTES.md.
 # Environment: NCU_FLAGS (appended to ncu's options), BUILD (build), RESULTS (results),
 # ARCH (the SASS section to read), HAVE_GPU (from make), CUDA_HOME. ncu and cuobjdump are
 # looked for on PATH, then in $CUDA_HOME/bin, /usr/local/cuda/bin, /opt/nvidia/nsight-compute.
@@ -66,19 +32,6 @@ BUILD=${BUILD:-build}
 RESULTS=${RESULTS:-results}
 NCU_FLAGS=${NCU_FLAGS:-}
 PDIR=$RESULTS/profile
-CSV_HEADER=gpu,stage,variant,op,dtype,rows,cols,duration_us,dram_pct_of_peak,\
-achieved_occupancy_pct,registers_per_thread,thread_inst_per_inst,\
-shared_bank_conflicts_per_request,global_ld_sectors_per_request,bytes_in_flight_per_sm
-METRICS=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,\
-sm__warps_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.per_cycle_active,\
-launch__registers_per_thread,smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio,\
-l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\
-l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
-l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
-l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
-l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,\
-sm__ctas_launched.sum,smsp__sass_inst_executed_op_global_atom.sum
-
 # csv_comments GPU NCU_VERSION: the # lines of profile.csv
 csv_comments() {
     cat <<EOF
@@ -87,15 +40,7 @@ csv_comments() {
 # date: $(date -u +%Y-%m-%dT%H:%M:%SZ)
 # how: tools/profile.sh; one launch of each variant at its stage's default size under ncu
 #   --clock-control none; several kernels of one variant: duration summed, other counters
-#   of the longest kernel (definitions of every column: the header of tools/profile.sh)
-# shared_bank_conflicts_per_request: bank-conflict wavefronts per shared-memory wavefront,
-#   (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld+st) /
-#   (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld+st); 0 when no shared-memory access
-# global_ld_sectors_per_request: l1tex__t_sectors_pipe_lsu_mem_global_op_ld /
-#   l1tex__t_requests_pipe_lsu_mem_global_op_ld
-# bytes_in_flight_per_sm: sm__warps_active.avg.per_cycle_active x 32 lanes x bytes of
-#   global loads one thread issues before it must wait for the first (from the kernel's SASS
-#   by tools/sass_inflight.awk); not derived from the measured bandwidth
+#   of the longest kernel; the columns: maint/EVIDENCE_NOTES.md
 EOF
 }
 
@@ -167,7 +112,8 @@ parse_stage() {
     [ -f "$PDIR/$s.inflight" ] || : > "$PDIR/$s.inflight"
     run=$PDIR/$s.run.csv
     [ -f "$run" ] || run=/dev/null
-    awk -v stage="$s" -v detail="$PDIR/kernels.csv" -f "$here/profile_parse.awk" \
+    awk -v stage="$s" -v metrics="$METRICS" -v detail="$PDIR/kernels.csv" \
+        -f "$here/profile_parse.awk" \
         "$PDIR/$s.inflight" "$run" "$PDIR/$s.renamed.csv" "$PDIR/$s.real.csv" >> "$rows"
 }
 
@@ -213,91 +159,6 @@ finish() {
     echo "wrote $out: $(wc -l < "$rows.once") variants; per kernel: $PDIR/kernels.csv"
 }
 
-# --selftest with no file: a small export in the shape ncu writes, parsed and compared
-builtin_selftest() {
-    t=$(mktemp -d) || exit 3
-    sig='(float const*, float*, unsigned long'
-    {
-        printf '_Z8two_passPKfPfm\t16\ttwo_pass%s)\n' "$sig"
-        printf '_Z6finishPKfPfm\t4\tfinish%s)\n' "$sig"
-        printf '_Z4rowsILi4EEvPKfPfmm\t64\tvoid rows<4>%s, unsigned long)\n' "$sig"
-        printf '_Z4rowsILi8EEvPKfPfmm\t128\tvoid rows<8>%s, unsigned long)\n' "$sig"
-    } > "$t/inflight"
-    {
-        echo "# gpu: NVIDIA H200"
-        echo "$CSV_HEADER"
-        echo "NVIDIA H200,09_test,rows4,rowsum,f32,4096,512,0,1,1,1,1,1,0,ok"
-    } > "$t/run.csv"
-    # one export as ncu writes it: a line of the profiler first, the header, the units, one
-    # row per kernel; the NVTX column holds quotes, a demangled name holds commas
-    export_csv() { # renamed|real
-        echo "==PROF== Connected to process 4242 (/work/build/09_test)"
-        h='"ID","Process ID","Process Name","Host Name"'
-        h="$h,\"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\""
-        h="$h,\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\""
-        for m in $(echo "$METRICS" | tr ',' ' '); do h="$h,\"$m\""; done
-        echo "$h"
-        u='"","","","","","","","","","","",""'
-        u="$u,\"nsecond\",\"%\",\"%\",\"warp\",\"register/thread\",\"\",\"\",\"\",\"\",\"\""
-        echo "$u,\"sector\",\"request\",\"block\",\"inst\""
-        # values: time, dram%, occ%, warps/cycle, regs, lanes, bank ld, st, wavefronts ld, st,
-        # sectors, requests, ctas, atomics
-        row "$1" 0 09_test/two_pass/sum/f32 _Z8two_passPKfPfm "250,112" 91.5 97.3 62.3 32 31.9 \
-            "1,000" 0 "50,000" "2,000" "8,388,608" "2,097,152" 1056 0
-        row "$1" 1 09_test/two_pass/sum/f32 _Z6finishPKfPfm 3040 1.2 45 28.5 30 27.5 \
-            0 0 120 8 33 33 1 0
-        row "$1" 2 09_test/rows4/rowsum/f32 \
-            "void rows<4>(const float *, float *, unsigned long, unsigned long)" \
-            12000.5 88 80 51.2 40 32 0 0 0 0 "131,072" "8,192" 512 n/a
-    }
-    row() { # renamed|real id range name values...
-        _k=$3
-        [ "$1" = real ] && _k=$4
-        _l="\"$2\",\"4242\",\"09_test\",\"127.0.0.1\""
-        _l="$_l,\"1  \"\"<default domain>:$3:none:none:none:none:none:none\"\"\",\"$_k\""
-        _l="$_l,\"1\",\"13\",\"(256, 1, 1)\",\"(1056, 1, 1)\",\"0\",\"9.0\""
-        shift 4
-        for _v in "$@"; do _l="$_l,\"$_v\""; done
-        echo "$_l"
-    }
-    export_csv renamed > "$t/renamed.csv"
-    export_csv real > "$t/real.csv"
-    got=$(awk -v stage=09_test -f "$here/profile_parse.awk" "$t/inflight" "$t/run.csv" \
-              "$t/renamed.csv" "$t/real.csv")
-    # two_pass: 250.112 + 3.040 us, the other counters of its first (longer) kernel; bank
-    # 1000 / 52000; sectors 8388608 / 2097152; 62.3 warps x 32 x 16 B. rows4: the program's
-    # shape 4096 x 512; no shared memory: 0; the demangled name finds rows<4>: 51.2 x 32 x 64 B.
-    want="NVIDIA H200,09_test,two_pass,sum,f32,1,268435456,253.15,91.5,97.3,32,31.90,0.019,4.00"
-    want="$want,31898,1
-NVIDIA H200,09_test,rows4,rowsum,f32,4096,512,12.00,88.0,80.0,40,32.00,0.000,16.00,104858,0"
-    rc=0
-    if [ "$got" = "$want" ]; then
-        echo "ok   profile_parse.awk on a sample export (quotes, commas, thousands separators," \
-             "two kernels in one range, n/a, a demangled name)"
-    else
-        printf 'FAIL profile_parse.awk on the sample:\n got:\n%s\n want:\n%s\n' "$got" "$want"
-        rc=1
-    fi
-    if awk -v stage=selftest -v check=1 -f "$here/profile_parse.awk" /dev/null /dev/null \
-           "$t/renamed.csv" "$t/real.csv" 2>/dev/null; then
-        echo "ok   the check of real exports (--selftest FILE) accepts the sample"
-    else
-        echo "FAIL the check of real exports (--selftest FILE) rejects the sample"
-        rc=1
-    fi
-    # a renamed export without ranges (no --nvtx) must be reported
-    sed 's|09_test/[a-z_0-9]*/[a-z]*/f32|x|g' "$t/renamed.csv" > "$t/bare.csv"
-    if awk -v stage=selftest -v check=1 -f "$here/profile_parse.awk" /dev/null /dev/null \
-           "$t/bare.csv" "$t/bare.csv" 2>/dev/null; then
-        echo "FAIL the check of real exports accepts kernels without a range"
-        rc=1
-    else
-        echo "ok   the check of real exports reports kernels without a range"
-    fi
-    rm -rf "$t"
-    return $rc
-}
-
 # --selftest RENAMED [REAL]: what the parser finds in real exports
 file_selftest() {
     renamed=$1
@@ -305,7 +166,8 @@ file_selftest() {
     for f in "$renamed" "$real"; do
         [ -f "$f" ] || { echo "profile --selftest: no file $f" >&2; exit 2; }
     done
-    if awk -v stage=selftest -v check=1 -f "$here/profile_parse.awk" /dev/null /dev/null \
+    if awk -v stage=selftest -v check=1 -v metrics="$METRICS" -f "$here/profile_parse.awk" \
+           /dev/null /dev/null \
            "$renamed" "$real"; then
         echo "ok   the exports parse: every kernel has a range and every metric a column"
         return 0
@@ -332,7 +194,7 @@ need() {
 }
 
 usage() {
-    echo "usage: tools/profile.sh [--reparse] [STAGE...] | --need | --selftest [RENAMED [REAL]]" >&2
+    echo "usage: tools/profile.sh [--reparse] [STAGE...] | --need | --selftest RENAMED [REAL]" >&2
     exit 2
 }
 
@@ -342,8 +204,7 @@ case ${1:-} in
 --need) need; exit 0 ;;
 --selftest)
     shift
-    if [ $# -eq 0 ]; then builtin_selftest; exit $?; fi
-    [ $# -le 2 ] || usage
+    [ $# -ge 1 ] && [ $# -le 2 ] || usage
     file_selftest "$@"; exit $? ;;
 --reparse) mode=reparse; shift ;;
 -h|--help) sed -n '3,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;

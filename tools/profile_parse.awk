@@ -7,7 +7,8 @@
 #   3. RENAMED   ncu --import R --csv --page raw --print-units base --print-nvtx-rename kernel
 #   4. REAL      the same export without renaming (--print-kernel-base mangled)
 # Prints profile.csv rows (no header; a 16th field says whether the kernel used shared memory)
-# in the order the variants ran. -v detail=FILE appends
+# in the order the variants ran. -v metrics=LIST (required) is the comma list of metrics ncu
+# collected, as evidence_lib.sh's METRICS names them. -v detail=FILE appends
 # one row per kernel to FILE; -v check=1 prints what was found to stderr instead (self-test).
 # The raw page is one header row of metric names, a row of units, then one row per kernel;
 # columns are found by name, quoted fields may hold commas, numbers may hold thousands
@@ -85,17 +86,7 @@ function fmt(v, spec) { return v == "" ? "" : sprintf(spec, v) }
 
 BEGIN {
     LABEL_RE = "[A-Za-z0-9_]+/[A-Za-z0-9_]+/(sum|rowsum|softmax|logsoftmax)/(f32|f16|bf16)"
-    nm = split("gpu__time_duration.sum dram__throughput.avg.pct_of_peak_sustained_elapsed " \
-               "sm__warps_active.avg.pct_of_peak_sustained_active " \
-               "sm__warps_active.avg.per_cycle_active launch__registers_per_thread " \
-               "smsp__average_thread_inst_executed_pred_on_per_inst_executed.ratio " \
-               "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum " \
-               "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum " \
-               "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum " \
-               "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum " \
-               "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum " \
-               "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum " \
-               "sm__ctas_launched.sum smsp__sass_inst_executed_op_global_atom.sum", M, " ")
+    nm = split(metrics, M, ",") # METRICS of evidence_lib.sh, -v metrics=...
     NOPT = 2        # the last NOPT metrics are optional (collected if cheap)
     if (ARGC != 5) {
         print "usage: awk -f profile_parse.awk INFLIGHT RUN_CSV RENAMED REAL" > "/dev/stderr"

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* results: the one reader of the results CSVs; draws the plots and writes the tables.
  *
- *   build/results plot RESULTS_DIR OUT_DIR [--scripts DIR]
- *       every plot the data allows, PNG and SVG, into OUT_DIR (gnuplot scripts: plots/)
+ *   build/results plot RESULTS_DIR OUT_DIR [--scripts DIR] [--png]
+ *       every plot the data allows, PNG and SVG (--png: PNG only), into OUT_DIR (gnuplot
+ *       scripts: plots/)
  *   build/results tables RESULTS_DIR [--write] [--root DIR]
  *       the generated blocks of the stage READMEs and README.md, and BENCHMARKS.md;
  *       without --write prints a diff of what would change and writes nothing
- *   build/results targets RESULTS_DIR
- *       the targets table alone, on stdout
  *
  * RESULTS_DIR holds run.csv, sweep.csv, rows.csv, softmax.csv, shapes.csv, peer.csv and
  * profile.csv; any may be missing (what needs it is skipped with a note). Exit status: 0 ok,
@@ -23,10 +22,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define USAGE                                                    \
-    "usage: results plot RESULTS_DIR OUT_DIR [--scripts DIR]\n"  \
-    "       results tables RESULTS_DIR [--write] [--root DIR]\n" \
-    "       results targets RESULTS_DIR\n"
+#define USAGE                                                           \
+    "usage: results plot RESULTS_DIR OUT_DIR [--scripts DIR] [--png]\n" \
+    "       results tables RESULTS_DIR [--write] [--root DIR]\n"
 
 /* A usage error: one line on stderr, exit status 2. */
 static int usage(const char *why)
@@ -71,18 +69,20 @@ static void default_scripts(const char *argv0, char *out, size_t len)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) return usage("no command: plot, tables or targets");
+    if (argc < 2) return usage("no command: plot or tables");
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         fputs(USAGE, stdout);
         return 0;
     }
     const char *pos[2] = {NULL, NULL}, *root = ".", *scripts = NULL;
-    int npos = 0, write = 0, have_root = 0;
+    int npos = 0, write = 0, have_root = 0, png = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--write") == 0)
             write = 1;
+        else if (strcmp(a, "--png") == 0)
+            png = 1;
         else if (strcmp(a, "--root") == 0 && i + 1 < argc) {
             root = argv[++i];
             have_root = 1;
@@ -98,8 +98,7 @@ int main(int argc, char **argv)
             return usage("too many arguments");
     }
     int is_plot = strcmp(cmd, "plot") == 0, is_tables = strcmp(cmd, "tables") == 0;
-    int is_targets = strcmp(cmd, "targets") == 0;
-    if (!is_plot && !is_tables && !is_targets) {
+    if (!is_plot && !is_tables) {
         char why[160];
         snprintf(why, sizeof why, "unknown command '%s'", cmd);
         return usage(why);
@@ -107,7 +106,7 @@ int main(int argc, char **argv)
     if (npos != (is_plot ? 2 : 1))
         return usage(is_plot ? "plot needs RESULTS_DIR and OUT_DIR" : "needs RESULTS_DIR");
     if ((write || have_root) && !is_tables) return usage("--write and --root go with tables");
-    if (scripts && !is_plot) return usage("--scripts goes with plot");
+    if ((scripts || png) && !is_plot) return usage("--scripts and --png go with plot");
     struct stat st;
     if (stat(pos[0], &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr,
@@ -141,20 +140,11 @@ int main(int argc, char **argv)
             snprintf(dir, sizeof dir, "%s", scripts);
         else
             default_scripts(argv[0], dir, sizeof dir);
-        rc = res_plot(&s, dir, pos[1]);
+        rc = res_plot(&s, dir, pos[1], png);
     } else {
         char label[PATH_MAX + 2];
         results_label(pos[0], root, label, sizeof label);
-        if (is_tables) {
-            rc = res_tables(&s, root, label, write);
-        } else {
-            res_target t[128];
-            size_t n = res_targets(&s, t, 128);
-            printf("| target | goal | measured | met | missed by |\n|---|---|---|---|---|\n");
-            for (size_t i = 0; i < n; i++)
-                printf("| %s | %s | %s | %s | %s |\n", t[i].what, t[i].goal, t[i].measured,
-                       t[i].met ? "yes" : "no", t[i].missed_by[0] ? t[i].missed_by : "-");
-        }
+        rc = res_tables(&s, root, label, write);
     }
     res_free(&s);
     return rc;

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* results.h: the one reader of the results CSVs.
  *
- * build/results reads the CSVs of a results folder once into the aggregate
- * below (one entry per gpu/stage/variant/op/dtype/rows/cols, medians across
- * repeated rows, ratios against the same shape's baselines) and draws the
- * plots (results_plot.c) and writes the README tables and BENCHMARKS.md
- * (results_md.c) from it. Nothing reads the CSVs a second time.
+ * build/results reads the CSVs of a results folder once into the aggregate below (one entry
+ * per gpu/stage/variant/op/dtype/rows/cols, medians across repeated rows, ratios against the
+ * same shape's baselines) and draws the plots (results_plot.c) and writes the README blocks
+ * and BENCHMARKS.md (results_md.c, results_write.c) from it. The grader (grade.c) reads its
+ * standard run through the same reader (res_read_text).
  */
 #ifndef RESULTS_H
 #define RESULTS_H
@@ -13,8 +13,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include "stage.h"
-
-/* ---- the aggregate ------------------------------------------------------- */
 
 /* One gpu/stage/variant/op/dtype/rows/cols: the medians of its rows whose check is ok. */
 typedef struct {
@@ -26,13 +24,15 @@ typedef struct {
     size_t rows, cols;
     size_t n_ok, n_fail;    /* rows that passed / failed their check */
     double median_us, gbps; /* medians over the ok rows; NAN when none */
-    double pct;             /* median pct_of_ceiling (the ceiling of the same run) */
+    double pct, ceiling;    /* median pct_of_ceiling and ceiling_gbps (measured in the same run) */
     /* GB/s over the same shape's baseline (same gpu, dtype, rows, cols); NAN where absent:
        sum: cub_device_reduce; rowsum: cub_segmented_reduce and cublas_gemv;
        every op: the PyTorch peer (torch_sum, torch_softmax, torch_log_softmax) */
     double x_cub, x_gemv, x_torch;
-    /* what a reader needs while the file is read; freed by res_finish_file */
-    double *v;
+    /* softmax and log-softmax: read_stream + write_stream time at the same shape (the serialised
+       floor) as a percentage of this entry's time; NAN where absent */
+    double pct_floor;
+    double *v; /* the ok rows' values while the file is read */
     size_t nv, capv;
 } res_entry;
 
@@ -42,9 +42,9 @@ enum { F_RUN, F_SWEEP, F_ROWS, F_SOFTMAX, F_SHAPES, F_PEER, F_COUNT };
 /* One CSV of the results schema. */
 typedef struct {
     char name[16]; /* "run.csv" */
-    int present;   /* 0: the file does not exist */
+    int present;   /* 0: the file does not exist or is empty */
     char gpu[64];  /* from "# gpu:", else the first row's gpu column */
-    char date[40]; /* from "# date:", else "date unknown" */
+    char date[40]; /* from "# date:", else "" */
     res_entry *e;  /* in first-seen order */
     size_t n, cap;
     size_t n_fail_rows; /* rows whose check is FAIL */
@@ -71,7 +71,7 @@ typedef struct {
 
 typedef struct {
     int present;
-    char gpu[64], date[40];
+    char gpu[64];
     prof_entry *e;
     size_t n, cap;
 } prof_file;
@@ -84,22 +84,21 @@ typedef struct {
 } res_set;
 
 extern const char *const res_file_names[F_COUNT]; /* "run.csv", ... */
-extern const char *const prof_metric_names[PM_COUNT];
 
-/* Reads one results CSV into *f (aggregated, medians taken). Returns 0; 1 when the file does
-   not exist or is empty (f->present is 0); -1 when it is malformed, with "path:line: why" in
-   err. */
+/* Reads the text of one results CSV (name: how messages call it) into *f, aggregated, medians
+   taken. Returns 0; 1 when the text is empty (f->present is 0); -1 when it is malformed, with
+   "name:line: why" in err. */
+int res_read_text(const char *text, const char *name, res_file *f, char *err, size_t err_len);
+
+/* The same for the file at path; 1 also when it does not exist. */
 int res_load_file(const char *path, res_file *f, char *err, size_t err_len);
 
-/* Reads profile.csv (header by column name). Same returns as res_load_file. */
+/* Reads profile.csv (DESIGN.md's header, in that order). Same returns as res_load_file. */
 int prof_load_file(const char *path, prof_file *p, char *err, size_t err_len);
 
 /* Reads every file of dir (missing ones stay absent) and fills the ratios. Returns 0, or -1
    with "path:line: why" in err for the first malformed file (s is then freed). */
 int res_load_set(const char *dir, res_set *s, char *err, size_t err_len);
-
-/* Fills x_cub, x_gemv and x_torch of every entry of s. Cannot fail. */
-void res_link(res_set *s);
 
 void res_free(res_set *s);
 
@@ -107,14 +106,15 @@ void res_free(res_set *s);
 const res_entry *res_find(const res_file *f, const char *gpu, const char *stage,
                           const char *variant, int op, dtype dt, size_t rows, size_t cols);
 
+/* The largest n of a lesson's full sum with an ok measurement in f (the standard size); 0 if
+   none. */
+size_t res_largest_sum_n(const res_file *f);
+
 /* 1 when the entry has an ok measurement (gbps is a number). */
 int res_has(const res_entry *e);
 
 /* 1 for the stages that are not lessons: "baseline" and "peer". */
 int res_is_ref(const char *stage);
-
-/* Median of v[0..n) ignoring NaNs (sorts v); NAN when n is 0 or all are NaN. */
-double res_median(double *v, size_t n);
 
 /* The PyTorch variant for op: "torch_sum", "torch_softmax", "torch_log_softmax"; NULL for sum. */
 const char *res_torch_variant(op_kind op);
@@ -131,38 +131,38 @@ typedef struct {
 void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_add(sbuf *b, const char *text);
 void sb_free(sbuf *b);
+void *res_xrealloc(void *p, size_t n);
+
+/* The whole file at path as a malloc'd, NUL-terminated string; NULL with errno set when it
+   cannot be read. */
+char *res_read_all(const char *path);
+
+/* Runs the shell command printf(fmt, ...) makes; returns system()'s status, with one line on
+   stderr when it is not 0. */
+int res_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A new empty folder under $TMPDIR (else /tmp) in buf; NULL, with one line on stderr, when it
+   cannot be made. */
+char *res_temp_dir(char *buf, size_t len);
 
 /* "2^28" for a power of two, else the number, into buf. */
 void res_pow2(size_t n, char *buf, size_t len);
 
-/* ---- tables (results_md.c) ------------------------------------------------ */
+/* ---- the README blocks and BENCHMARKS.md (results_md.c) ------------------------- */
 
 /* Replaces the lines between "<!-- NAME:begin -->" and "<!-- NAME:end -->" (each alone on its
    line, surrounding blanks allowed) with the generated note and content; every byte outside
    the markers is kept. Returns a new malloc'd text, or NULL when the markers are missing,
-   repeated or out of order (text is not changed). */
+   repeated or out of order. */
 char *res_replace_marker(const char *text, const char *name, const char *content);
 
-/* One target of BRIEF/issue 10 checked against the data. */
-typedef struct {
-    char what[160];
-    char goal[32];
-    char measured[192]; /* "no data" when the CSVs lack it */
-    char missed_by[64]; /* "" when met */
-    int met;
-} res_target;
-
-/* Computes the targets into out[0..max); returns how many. Cannot fail: missing data gives
-   "no data" rows that are not met. */
-size_t res_targets(const res_set *s, res_target *out, size_t max);
-
-/* The markdown of each generated block; label is the results folder as shown ("plots/reference/").
-   Each appends to b and returns 0, or -1 when there is no data for it (b then holds a one-line
-   note saying so). */
+/* Each appends one block to b (the GPU named once, no date or time) and returns 0, or -1 when
+   there is no data for it (b then holds a one-line note saying so); label is the results
+   folder as shown ("plots/reference/"). */
 int res_md_stage_results(const res_set *s, const char *stage, const char *label, sbuf *b);
 int res_md_stage_evidence(const res_set *s, const char *stage, const char *label, sbuf *b);
 int res_md_ladder(const res_set *s, const char *label, sbuf *b);
-/* The whole of BENCHMARKS.md. */
+/* The whole of BENCHMARKS.md: the GPU and the date of the run once, at the top. */
 void res_md_benchmarks(const res_set *s, const char *label, sbuf *b);
 
 /* `tables`: rebuilds the blocks of ROOT/NN_name/README.md (every stage) and ROOT/README.md,
@@ -174,8 +174,8 @@ int res_tables(const res_set *s, const char *root, const char *label, int write)
 /* ---- plots (results_plot.c) ---------------------------------------------- */
 
 /* `plot`: writes the gnuplot data of every plot the data allows into a temporary folder and
-   runs gpdir/<plot>.gp for PNG and SVG into outdir, printing each image written. Returns 0,
-   1 when gnuplot failed on a script, or 3 when gnuplot is not installed. */
-int res_plot(const res_set *s, const char *gpdir, const char *outdir);
+   runs gpdir/<plot>.gp for PNG (and SVG unless png_only) into outdir, printing each image
+   written. Returns 0, 1 when gnuplot failed on a script, or 3 when gnuplot is missing. */
+int res_plot(const res_set *s, const char *gpdir, const char *outdir, int png_only);
 
 #endif /* RESULTS_H */

@@ -5,7 +5,7 @@
 #                   without one, draws the committed reference run (plots/reference/) there
 #   make tables     rewrite the README tables and BENCHMARKS.md from plots/reference/
 #   make reference  copy results/*.csv (and sanitize.txt) into plots/reference/, redraw its
-#                   images, refresh the tables
+#                   images (PNG only: what the READMEs show), refresh the tables
 # build/results tables plots/reference (no --write) prints what would change.
 
 RESULTS_SRC := $(wildcard tools/results_*.c)
@@ -49,7 +49,7 @@ reference: $(BUILD)/results deps-plot
 	cp $(RESULTS)/*.csv plots/reference/
 	@if [ -f $(RESULTS)/sanitize.txt ]; then echo "cp $(RESULTS)/sanitize.txt plots/reference/"; \
 	    cp $(RESULTS)/sanitize.txt plots/reference/; fi
-	$(BUILD)/results plot plots/reference plots/reference
+	$(BUILD)/results plot plots/reference plots/reference --png
 	$(BUILD)/results tables plots/reference --write
 
 -include $(RESULTS_OBJ:.o=.d) $(BUILD)/obj/tools/results.d

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* results_plot.c: `build/results plot`: the gnuplot data of every plot, cut from the
-   aggregate into a temporary folder, and gnuplot run on plots/<name>.gp for PNG and SVG.
+   aggregate into a temporary folder, and gnuplot run on plots/<name>.gp for PNG (and SVG).
 
      ladder                        run.csv: full sum at the largest n, one bar per stage/variant
      sweep, latency                sweep.csv: GB/s (and time, n <= 2^20) against n, key variants
      rows                          rows.csv: row-sum GB/s against cols
      softmax_<dt>, logsoftmax_<dt> softmax.csv + peer.csv: GB/s against cols, per dtype
      shapes_softmax, shapes_logsoftmax, shapes_rowsum
-                                   shapes.csv + peer.csv: % of the ceiling per real-world shape
-     littles_law                   run.csv + profile.csv: GB/s against bytes in flight per SM
+                                   shapes.csv + peer.csv: % of the ceiling per real-world shape,
+                                   softmax with a mark at its serialised floor
 
    Only measurements whose check is ok are drawn. A missing CSV skips its plots with one note. */
 #include "results.h"
@@ -30,6 +30,7 @@
 
 typedef struct {
     const char *tmp, *gpdir, *outdir;
+    int formats; /* 1: PNG, 2: PNG and SVG */
     size_t drawn, failed;
 } plot_ctx;
 
@@ -82,7 +83,7 @@ static void label_of(const res_entry *e, char *buf, size_t len)
 static void draw(plot_ctx *c, const char *script, const char *image, const char *vars)
 {
     static const char *const fmts[2] = {"png", "svg"};
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < c->formats; k++) {
         char out[1024], sc[1024], errp[1024];
         snprintf(out, sizeof out, "%s/%s.%s", c->outdir, image, fmts[k]);
         snprintf(sc, sizeof sc, "%s/%s.gp", c->gpdir, script);
@@ -254,17 +255,6 @@ static void base_series(const res_file *f, const char *variant, int op, int dt, 
 
 /* ---- ladder --------------------------------------------------------------------------- */
 
-// The largest n of the ok full-sum rows of the stages in run.csv (0: none): the standard size.
-static size_t largest_sum_n(const res_file *run)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < run->n; i++)
-        if (run->e[i].op == OP_SUM && !res_is_ref(run->e[i].stage) && res_has(&run->e[i]) &&
-            run->e[i].cols > n)
-            n = run->e[i].cols;
-    return n;
-}
-
 // The ok full-sum rows of the stages at n into out[] (at most cap, the first ones in the file),
 // in stage order (stable: a stage's variants keep their order); returns how many.
 static size_t sum_rows_at(const res_file *run, size_t n, const res_entry **out, size_t cap)
@@ -291,7 +281,7 @@ static void plot_ladder(plot_ctx *c, const res_set *s)
         note_missing(s, "ladder", "run.csv");
         return;
     }
-    const size_t n = largest_sum_n(run);
+    const size_t n = res_largest_sum_n(run);
     if (n == 0) {
         fprintf(stderr, "results: ladder: no ok full-sum rows in %s/run.csv; skipped\n", s->dir);
         return;
@@ -339,6 +329,9 @@ static void plot_ladder(plot_ctx *c, const res_set *s)
 
 /* ---- sweep and latency ------------------------------------------------------------------ */
 
+static size_t variant_series(const res_file *f, int op, int dt, series *S, const char **stage_of,
+                             size_t *elems);
+
 static void plot_sweep(plot_ctx *c, const res_set *s)
 {
     const res_file *sw = &s->f[F_SWEEP];
@@ -348,35 +341,8 @@ static void plot_sweep(plot_ctx *c, const res_set *s)
     }
     /* one series per stage/variant/dtype of the lessons */
     static series S[MAX_SERIES];
-    char key[MAX_SERIES][128];
     const char *stage[MAX_SERIES];
-    size_t ns = 0;
-    for (size_t i = 0; i < sw->n; i++) {
-        const res_entry *e = &sw->e[i];
-        if (e->op != OP_SUM || res_is_ref(e->stage) || !res_has(e)) continue;
-        char k[128];
-        snprintf(k, sizeof k, "%s/%s/%s", e->stage, e->variant, dtype_name(e->dt));
-        size_t j = 0;
-        while (j < ns && strcmp(key[j], k) != 0) j++;
-        if (j == ns) {
-            if (ns == MAX_SERIES) continue;
-            /* keep the ladder order: by stage, first seen within a stage */
-            j = ns;
-            while (j > 0 && strcmp(stage[j - 1], e->stage) > 0) {
-                S[j] = S[j - 1];
-                memcpy(key[j], key[j - 1], sizeof key[j]);
-                stage[j] = stage[j - 1];
-                j--;
-            }
-            memset(&S[j], 0, sizeof S[j]);
-            snprintf(key[j], sizeof key[j], "%s", k);
-            stage[j] = e->stage;
-            label_of(e, S[j].title, sizeof S[j].title);
-            S[j].lw = 2;
-            ns++;
-        }
-        add_point(&S[j], (double)e->cols, e);
-    }
+    size_t elems, ns = variant_series(sw, OP_SUM, -1, S, stage, &elems);
     /* key variants: the best of each stage at its largest n, and any variant that beats CUB by
        10% or more at some n (a small- or mid-size specialist such as a single-pass sum) */
     static series K[MAX_SERIES], R[2];
@@ -426,7 +392,8 @@ static void plot_sweep(plot_ctx *c, const res_set *s)
 
 /* Series of the lessons' entries of op (and dtype dt, or any when dt < 0), in ladder order;
    dispatchers are drawn thicker. short_titles: the variant alone when there is one stage. */
-static size_t variant_series(const res_file *f, int op, int dt, series *S, size_t *elems)
+static size_t variant_series(const res_file *f, int op, int dt, series *S, const char **stage_of,
+                             size_t *elems)
 {
     const res_entry *first[MAX_SERIES];
     size_t ns = 0, nstages = 0;
@@ -459,6 +426,7 @@ static size_t variant_series(const res_file *f, int op, int dt, series *S, size_
         add_point(&S[j], (double)e->cols, e);
     }
     for (size_t j = 0; j < ns; j++) {
+        if (stage_of) stage_of[j] = first[j]->stage;
         if (nstages == 1 && dt >= 0)
             snprintf(S[j].title, sizeof S[j].title, "%s", first[j]->variant);
         else
@@ -475,7 +443,7 @@ static void plot_rows(plot_ctx *c, const res_set *s)
         return;
     }
     static series S[MAX_SERIES], R[3];
-    size_t elems, ns = variant_series(rw, OP_ROWSUM, -1, S, &elems);
+    size_t elems, ns = variant_series(rw, OP_ROWSUM, -1, S, NULL, &elems);
     base_series(rw, "cub_segmented_reduce", OP_ROWSUM, DT_F32, &R[0],
                 "CUB DeviceSegmentedReduce::Sum", 101);
     base_series(rw, "cublas_gemv", OP_ROWSUM, DT_F32, &R[1], "cuBLAS Sgemv (x ones)", 104);
@@ -511,7 +479,7 @@ static void plot_softmax(plot_ctx *c, const res_set *s)
     for (int o = 0; o < 2; o++)
         for (int d = DT_F32; d <= DT_BF16; d++) {
             static series S[MAX_SERIES], R[2];
-            size_t elems, ns = variant_series(sm, (int)ops[o], d, S, &elems);
+            size_t elems, ns = variant_series(sm, (int)ops[o], d, S, NULL, &elems);
             const char *on = op_name(ops[o]), *dn = dtype_name((dtype)d);
             char pfx[32];
             snprintf(pfx, sizeof pfx, "%s_%s", on, dn);
@@ -556,8 +524,23 @@ static void plot_softmax(plot_ctx *c, const res_set *s)
 typedef struct {
     char title[96];
     unsigned rgb;
-    double v[MAX_SHAPES]; /* percent per shape; NAN: not measured */
+    double v[MAX_SHAPES];    /* percent per shape; NAN: not measured */
+    double mark[MAX_SHAPES]; /* a mark over the bar (the serialised floor); NAN: none */
 } bar_series;
+
+/* The serialised floor of a softmax shape (read_stream + write_stream time of shapes.csv) as a
+   percent of the copy at that shape and dtype: where a kernel at the floor would stand. */
+static double floor_vs_copy(const res_file *sh, dtype dt, size_t rows, size_t cols)
+{
+    const res_entry *c = res_find(sh, NULL, "baseline", "copy", -1, dt, rows, cols);
+    const res_entry *r = res_find(sh, NULL, "baseline", "read_stream", OP_SOFTMAX, dt, rows, cols);
+    const res_entry *w = res_find(sh, NULL, "baseline", "write_stream", OP_SOFTMAX, dt, rows, cols);
+    if (!r) r = res_find(sh, NULL, "baseline", "read_stream", OP_LOGSOFTMAX, dt, rows, cols);
+    if (!w) w = res_find(sh, NULL, "baseline", "write_stream", OP_LOGSOFTMAX, dt, rows, cols);
+    return res_has(c) && res_has(r) && res_has(w)
+               ? 100 * c->median_us / (r->median_us + w->median_us)
+               : NAN;
+}
 
 /* percent of the same shape's ceiling in shapes.csv (base: "copy" or "read_stream") */
 static double pct_vs(const res_file *sh, const res_entry *e, const char *base)
@@ -567,11 +550,11 @@ static double pct_vs(const res_file *sh, const res_entry *e, const char *base)
     return res_has(c) && c->gbps > 0 ? 100 * e->gbps / c->gbps : NAN;
 }
 
-/* Writes name.dat (one line per shape: label, then each series), name_target.dat and
-   name.vars, then draws it. */
+/* Writes name.dat (one line per shape: label, then each series), name_marks.dat (the marks
+   over the bars) and name.vars, then draws it. */
 static void emit_bars(plot_ctx *c, const res_file *src, const char *name, const char *title,
                       const char *ylabel, const size_t (*shape)[2], size_t nsh, const bar_series *B,
-                      size_t nb, const double *target)
+                      size_t nb)
 {
     char file[160], vars[1200];
     snprintf(file, sizeof file, "%s.dat", name);
@@ -590,11 +573,19 @@ static void emit_bars(plot_ctx *c, const res_file *src, const char *name, const 
         fputc('\n', f);
     }
     fclose(f);
-    snprintf(file, sizeof file, "%s_target.dat", name);
+    snprintf(file, sizeof file, "%s_marks.dat", name);
     if (!(f = open_in(c, file))) return;
     /* clustered histogram: group i centred at x = i, nb bars of width 1 / (nb + gap 1) */
-    double half = 0.5 * nb / (nb + 1.0);
-    for (size_t i = 0; i < nsh; i++) fprintf(f, "%.4f %.4g %.4f\n", i - half, target[i], 2 * half);
+    double half = 0.5 * nb / (nb + 1.0), bw = 1 / (nb + 1.0);
+    size_t nmarks = 0;
+    for (size_t k = 0; k < nb; k++)
+        for (size_t i = 0; i < nsh; i++)
+            if (!isnan(B[k].mark[i])) {
+                fprintf(f, "%.4f %.4g %.4f\n", i - half + k * bw, B[k].mark[i], bw);
+                nmarks++;
+                if (B[k].mark[i] > top) top = B[k].mark[i];
+            }
+    if (!nmarks) fputs("0 NaN 0\n", f); /* gnuplot wants a point, even one it cannot draw */
     fclose(f);
     snprintf(file, sizeof file, "%s.vars", name);
     if (!(f = open_in(c, file))) return;
@@ -603,8 +594,9 @@ static void emit_bars(plot_ctx *c, const res_file *src, const char *name, const 
     gq(f, title);
     fputs("\nylab = ", f);
     gq(f, ylabel);
-    fprintf(f, "\nngroups = %zu\nns = %zu\narray T[%zu]\narray COL[%zu]\nymax = %.4g\n", nsh, nb,
-            nb, nb, top * 1.08);
+    fprintf(f,
+            "\nngroups = %zu\nns = %zu\narray T[%zu]\narray COL[%zu]\nymax = %.4g\nmarks = %zu\n",
+            nsh, nb, nb, nb, top * 1.08, nmarks);
     for (size_t k = 0; k < nb; k++) {
         fprintf(f, "T[%zu] = ", k + 1);
         gq(f, B[k].title);
@@ -680,6 +672,9 @@ static void plot_shapes(plot_ctx *c, const res_set *s)
                                          shape[i][0], shape[i][1]);
                     }
                     b->v[i] = w == 0 ? (res_has(e) ? e->pct : NAN) : pct_vs(sh, e, ceil);
+                    b->mark[i] = rowsum || isnan(b->v[i])
+                                     ? NAN
+                                     : floor_vs_copy(sh, (dtype)d, shape[i][0], shape[i][1]);
                     any |= !isnan(b->v[i]);
                 }
                 if (!any) continue;
@@ -698,9 +693,6 @@ static void plot_shapes(plot_ctx *c, const res_set *s)
             fprintf(stderr, "results: %s: no ok rows in %s/shapes.csv; skipped\n", name, s->dir);
             continue;
         }
-        double target[MAX_SHAPES];
-        for (size_t i = 0; i < nsh; i++)
-            target[i] = rowsum ? 85 : shape[i][0] >= 32 ? 90 : shape[i][0] >= 8 ? 80 : 60;
         char title[160];
         snprintf(title, sizeof title, "%s at real-world shapes (rows x cols): %% of the %s",
                  rowsum                 ? "Row sums"
@@ -709,177 +701,29 @@ static void plot_shapes(plot_ctx *c, const res_set *s)
                  rowsum ? "read-only stream" : "device-to-device copy");
         emit_bars(c, sh, name, title,
                   rowsum ? "% of the read ceiling (same shape)" : "% of copy (same shape)",
-                  (const size_t(*)[2])shape, nsh, B, nb, target);
+                  (const size_t(*)[2])shape, nsh, B, nb);
     }
-}
-
-/* ---- Little's law: GB/s against bytes in flight per SM -------------------------------------- */
-
-/* One variant on the Little's-law plot: KB in flight, GB/s, and where its label goes. */
-typedef struct {
-    double x, y, ly;
-    char label[128];
-    int stage;
-} ll_point;
-
-static void plot_littles_law(plot_ctx *c, const res_set *s)
-{
-    const res_file *run = &s->f[F_RUN];
-    if (!s->prof.present) {
-        note_missing(s, "littles_law", "profile.csv");
-        return;
-    }
-    if (!run->present) {
-        note_missing(s, "littles_law", "run.csv");
-        return;
-    }
-    const size_t n = largest_sum_n(run);
-    FILE *f = open_in(c, "littles_law.dat");
-    if (!f) return;
-    size_t np = 0;
-    int stage_no = 0;
-    const char *last = "";
-    double xmin = INFINITY, xmax = 0, top = 0;
-    const res_entry *o[256];
-    const size_t no = sum_rows_at(run, n, o, 256);
-    static ll_point pt[256];
-    for (size_t i = 0; i < no; i++) {
-        const res_entry *e = o[i];
-        const prof_entry *p = NULL;
-        for (size_t k = 0; k < s->prof.n; k++) {
-            const prof_entry *q = &s->prof.e[k];
-            if (strcmp(q->stage, e->stage) || strcmp(q->variant, e->variant) ||
-                strcmp(q->op, "sum") || strcmp(q->dt, dtype_name(e->dt)))
-                continue;
-            if (!p || q->cols > p->cols) p = q;
-        }
-        if (strcmp(last, e->stage) != 0) stage_no++;
-        last = e->stage;
-        if (!p || !(p->m[PM_BYTES_IN_FLIGHT] > 0)) continue;
-        pt[np].x = p->m[PM_BYTES_IN_FLIGHT] / 1024;
-        pt[np].y = pt[np].ly = e->gbps;
-        pt[np].stage = stage_no;
-        snprintf(pt[np].label, sizeof pt[np].label, "%s/%s", e->stage, e->variant);
-        if (pt[np].x < xmin) xmin = pt[np].x;
-        if (pt[np].x > xmax) xmax = pt[np].x;
-        if (e->gbps > top) top = e->gbps;
-        np++;
-    }
-    /* labels of points close together are stacked downwards, highest point first, so that
-       none overlaps another (a label is about 4% of the height tall and 1.5 octaves wide) */
-    double step = 0.045 * top * 1.08;
-    for (size_t i = 0; i < np; i++) {
-        size_t hi = i;
-        for (size_t j = i + 1; j < np; j++)
-            if (pt[j].y > pt[hi].y) hi = j;
-        if (hi != i) {
-            ll_point t = pt[i];
-            pt[i] = pt[hi];
-            pt[hi] = t;
-        }
-        for (int moved = 1; moved;) {
-            moved = 0;
-            for (size_t j = 0; j < i; j++)
-                if (fabs(log2(pt[j].x / pt[i].x)) < 1.5 &&
-                    fabs(pt[j].ly - pt[i].ly) < 0.999 * step) {
-                    pt[i].ly = pt[j].ly - step;
-                    moved = 1;
-                }
-        }
-    }
-    for (size_t i = 0; i < np; i++)
-        fprintf(f, "%.6g %.6g \"%s\" %d %.6g\n", pt[i].x, pt[i].y, pt[i].label, pt[i].stage,
-                pt[i].ly);
-    fclose(f);
-    if (np == 0) {
-        fprintf(stderr,
-                "results: littles_law: no full-sum variant of run.csv has bytes in flight "
-                "in %s/profile.csv; skipped\n",
-                s->dir);
-        return;
-    }
-    const res_entry *ceil = res_find(run, NULL, "baseline", "read_stream", OP_SUM, DT_F32, 1, n);
-    double vl = res_has(ceil) ? ceil->gbps : -1;
-    if (vl > top) top = vl;
-    if (!(f = open_in(c, "littles_law.vars"))) return;
-    char src[64], nl[32];
-    snprintf(src, sizeof src, "%s, profile.csv", run->name);
-    res_pow2(n, nl, sizeof nl);
-    vars_header(f, run->gpu, run->date, src);
-    fprintf(f,
-            "np = %zu\nnlabel = '%s'\nceil = %.6g\nhas_ceil = %d\nxlo = %.6g\nxhi = %.6g\n"
-            "ymax = %.6g\n",
-            np, nl, vl, vl > 0, xmin, xmax, top * 1.08);
-    fclose(f);
-    char vars[1200];
-    snprintf(vars, sizeof vars, "%s/littles_law.vars", c->tmp);
-    draw(c, "littles_law", "littles_law", vars);
 }
 
 /* ---- the command ------------------------------------------------------------------------- */
 
-/* Removes the temporary folder: it holds only plain files that this program wrote. */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        char path[1400];
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-                unlink(path);
-            }
-        closedir(d);
-    }
-    if (rmdir(dir) != 0) fprintf(stderr, "results: could not remove %s\n", dir);
-}
-
-/* mkdir -p: 0, or -1 (errno). */
-static int make_dirs(const char *path)
-{
-    char p[1024];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *q = p + 1;; q++) {
-        if (*q == '/' || *q == '\0') {
-            char keep = *q;
-            *q = '\0';
-            if (mkdir(p, 0755) != 0 && errno != EEXIST) return -1;
-            *q = keep;
-            if (!keep) break;
-        }
-    }
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
-int res_plot(const res_set *s, const char *gpdir, const char *outdir)
+int res_plot(const res_set *s, const char *gpdir, const char *outdir, int png_only)
 {
     if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
         fprintf(stderr, "results: gnuplot not found; install it (Debian/Ubuntu: apt-get install "
                         "gnuplot-nox)\n");
         return 3;
     }
-    const char *td = getenv("TMPDIR");
     char tmpl[1024];
-    snprintf(tmpl, sizeof tmpl, "%s/results_plot.XXXXXX", td && *td ? td : "/tmp");
-    if (make_dirs(outdir) != 0) {
-        fprintf(stderr, "results: cannot make %s: %s\n", outdir, strerror(errno));
-        return 1;
-    }
-    if (!mkdtemp(tmpl)) {
-        fprintf(stderr, "results: cannot make a temporary folder (%s): %s\n", tmpl,
-                strerror(errno));
-        return 1;
-    }
-    plot_ctx c = {tmpl, gpdir, outdir, 0, 0};
+    if (res_run("mkdir -p '%s'", outdir) != 0) return 1;
+    if (!res_temp_dir(tmpl, sizeof tmpl)) return 1;
+    plot_ctx c = {tmpl, gpdir, outdir, png_only ? 1 : 2, 0, 0};
     plot_ladder(&c, s);
     plot_sweep(&c, s);
     plot_rows(&c, s);
     plot_softmax(&c, s);
     plot_shapes(&c, s);
-    plot_littles_law(&c, s);
-    remove_tree(tmpl);
+    res_run("rm -rf '%s'", tmpl);
     if (c.drawn == 0 && c.failed == 0) fprintf(stderr, "results: no plot drawn from %s\n", s->dir);
     return c.failed ? 1 : 0;
 }

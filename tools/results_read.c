@@ -9,25 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *const res_file_names[F_COUNT] = {
     "run.csv", "sweep.csv", "rows.csv", "softmax.csv", "shapes.csv", "peer.csv",
 };
 
-const char *const prof_metric_names[PM_COUNT] = {
-    "duration_us",
-    "dram_pct_of_peak",
-    "achieved_occupancy_pct",
-    "registers_per_thread",
-    "thread_inst_per_inst",
-    "shared_bank_conflicts_per_request",
-    "global_ld_sectors_per_request",
-    "bytes_in_flight_per_sm",
-};
-
 /* ---- text ---------------------------------------------------------------- */
 
-static void *xrealloc(void *p, size_t n)
+void *res_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
     if (!q) {
@@ -42,7 +32,7 @@ static void sb_reserve(sbuf *b, size_t more)
     if (b->n + more + 1 <= b->cap) return;
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->n + more + 1) cap *= 2;
-    b->s = xrealloc(b->s, cap);
+    b->s = res_xrealloc(b->s, cap);
     b->cap = cap;
 }
 
@@ -75,6 +65,33 @@ void sb_free(sbuf *b)
     b->n = b->cap = 0;
 }
 
+int res_run(const char *fmt, ...)
+{
+    sbuf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    b.s = res_xrealloc(NULL, (size_t)k + 1);
+    va_start(ap, fmt);
+    vsnprintf(b.s, (size_t)k + 1, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    int st = system(b.s);
+    if (st != 0) fprintf(stderr, "results: failed: %s\n", b.s);
+    free(b.s);
+    return st;
+}
+
+char *res_temp_dir(char *buf, size_t len)
+{
+    const char *td = getenv("TMPDIR");
+    snprintf(buf, len, "%s/results.XXXXXX", td && *td ? td : "/tmp");
+    if (mkdtemp(buf)) return buf;
+    fprintf(stderr, "results: cannot make a temporary folder (%s): %s\n", buf, strerror(errno));
+    return NULL;
+}
+
 void res_pow2(size_t n, char *buf, size_t len)
 {
     if (n > 0 && (n & (n - 1)) == 0) {
@@ -94,7 +111,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double res_median(double *v, size_t n)
+static double median(double *v, size_t n)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
@@ -126,6 +143,16 @@ const char *res_torch_variant(op_kind op)
     return NULL;
 }
 
+size_t res_largest_sum_n(const res_file *f)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->n; i++)
+        if (f->e[i].op == OP_SUM && !res_is_ref(f->e[i].stage) && res_has(&f->e[i]) &&
+            f->e[i].cols > n)
+            n = f->e[i].cols;
+    return n;
+}
+
 const res_entry *res_find(const res_file *f, const char *gpu, const char *stage,
                           const char *variant, int op, dtype dt, size_t rows, size_t cols)
 {
@@ -140,6 +167,8 @@ const res_entry *res_find(const res_file *f, const char *gpu, const char *stage,
 }
 
 /* ---- reading one results CSV ----------------------------------------------- */
+
+enum { NV = 4 }; /* the values kept per ok row: median_us, gbps, pct_of_ceiling, ceiling_gbps */
 
 /* Splits line in place at commas into at most max fields; returns the count (max + 1 when
    there are more). */
@@ -158,50 +187,35 @@ static size_t split_commas(char *line, char **field, size_t max)
     return n;
 }
 
-/* Why csv_parse_row refused a data line, in a few words. */
-static void why_malformed(const char *line, char *why, size_t len)
+/* Why csv_parse_row refused a data line (n characters long), in a few words. */
+static void why_malformed(const char *line, size_t n, char *why, size_t len)
 {
-    char buf[2048], *f[16];
-    snprintf(buf, sizeof buf, "%s", line);
-    size_t n = split_commas(buf, f, 15);
-    if (strlen(line) >= 1024) {
-        snprintf(why, len, "line longer than 1023 characters");
-        return;
-    }
-    if (n != 15) {
-        snprintf(why, len, "%zu fields, the header has 15", n);
-        return;
-    }
-    dtype dt;
-    if (strcmp(f[3], "sum") && strcmp(f[3], "rowsum") && strcmp(f[3], "softmax") &&
-        strcmp(f[3], "logsoftmax")) {
-        snprintf(why, len, "op '%s' is not sum, rowsum, softmax or logsoftmax", f[3]);
-        return;
-    }
-    if (parse_dtype(f[4], &dt)) {
-        snprintf(why, len, "dtype '%s' is not f32, f16 or bf16", f[4]);
-        return;
-    }
     static const char *const col[15] = {
         "gpu",  "stage",        "variant",        "op",        "dtype",
         "rows", "cols",         "bytes",          "median_us", "min_us",
         "gbps", "ceiling_gbps", "pct_of_ceiling", "max_err",   "check"};
-    for (int i = 5; i < 14; i++) {
-        char *end;
-        if (i < 8)
-            strtoull(f[i], &end, 10);
-        else
-            strtod(f[i], &end);
-        if (end == f[i] || *end) {
-            snprintf(why, len, "column %s is not a number: '%s'", col[i], f[i]);
-            return;
-        }
-    }
-    if (strcmp(f[14], "ok") && strcmp(f[14], "FAIL")) {
-        snprintf(why, len, "check '%s' is not ok or FAIL", f[14]);
-        return;
-    }
+    char buf[1100], *f[16], *end;
+    snprintf(buf, sizeof buf, "%s", line);
+    size_t nf = split_commas(buf, f, 15);
+    dtype dt;
     snprintf(why, len, "not a row of the results schema");
+    if (n >= 1023)
+        snprintf(why, len, "line longer than 1022 characters");
+    else if (nf != 15)
+        snprintf(why, len, "%zu fields, the header has 15", nf);
+    else if (strcmp(f[3], "sum") && strcmp(f[3], "rowsum") && strcmp(f[3], "softmax") &&
+             strcmp(f[3], "logsoftmax"))
+        snprintf(why, len, "op '%s' is not sum, rowsum, softmax or logsoftmax", f[3]);
+    else if (parse_dtype(f[4], &dt))
+        snprintf(why, len, "dtype '%s' is not f32, f16 or bf16", f[4]);
+    else if (strcmp(f[14], "ok") && strcmp(f[14], "FAIL"))
+        snprintf(why, len, "check '%s' is not ok or FAIL", f[14]);
+    else
+        for (int i = 5; i < 14; i++)
+            if ((strtod(f[i], &end), end == f[i] || *end)) {
+                snprintf(why, len, "column %s is not a number: '%s'", col[i], f[i]);
+                return;
+            }
 }
 
 /* The value of a "# key: value" comment line into out (first one wins). */
@@ -219,19 +233,17 @@ static void comment_value(const char *line, const char *key, char *out, size_t l
 static void add_row(res_file *f, const char *gpu, const result_row *r)
 {
     res_entry *e = NULL;
-    for (size_t i = f->n; i-- > 0;) {
+    for (size_t i = f->n; i-- > 0 && !e;) {
         res_entry *c = &f->e[i];
         if (c->rows == r->rows && c->cols == r->cols && c->op == r->op && c->dt == r->dt &&
             strcmp(c->variant, r->variant) == 0 && strcmp(c->stage, r->stage) == 0 &&
-            strcmp(c->gpu, gpu) == 0) {
+            strcmp(c->gpu, gpu) == 0)
             e = c;
-            break;
-        }
     }
     if (!e) {
         if (f->n == f->cap) {
             f->cap = f->cap ? 2 * f->cap : 64;
-            f->e = xrealloc(f->e, f->cap * sizeof *f->e);
+            f->e = res_xrealloc(f->e, f->cap * sizeof *f->e);
         }
         e = &f->e[f->n++];
         memset(e, 0, sizeof *e);
@@ -248,13 +260,13 @@ static void add_row(res_file *f, const char *gpu, const result_row *r)
         f->n_fail_rows++;
         return;
     }
-    if (e->nv + 3 > e->capv) {
-        e->capv = e->capv ? 2 * e->capv : 6;
-        e->v = xrealloc(e->v, e->capv * sizeof *e->v);
+    if (e->nv + NV > e->capv) {
+        e->capv = e->capv ? 2 * e->capv : 2 * NV;
+        e->v = res_xrealloc(e->v, e->capv * sizeof *e->v);
     }
-    e->v[e->nv++] = r->median_us;
-    e->v[e->nv++] = r->gbps;
-    e->v[e->nv++] = r->pct_of_ceiling;
+    double row_v[NV] = {r->median_us, r->gbps, r->pct_of_ceiling, r->ceiling_gbps};
+    memcpy(e->v + e->nv, row_v, sizeof row_v);
+    e->nv += NV;
     e->n_ok++;
 }
 
@@ -263,21 +275,91 @@ static void finish_file(res_file *f)
 {
     for (size_t i = 0; i < f->n; i++) {
         res_entry *e = &f->e[i];
-        double *col = xrealloc(NULL, (e->n_ok ? e->n_ok : 1) * sizeof *col);
-        double *out[3] = {&e->median_us, &e->gbps, &e->pct};
-        for (size_t c = 0; c < 3; c++) {
-            for (size_t k = 0; k < e->n_ok; k++) col[k] = e->v[3 * k + c];
-            *out[c] = res_median(col, e->n_ok);
+        double *col = res_xrealloc(NULL, (e->n_ok ? e->n_ok : 1) * sizeof *col);
+        double *out[NV] = {&e->median_us, &e->gbps, &e->pct, &e->ceiling};
+        for (size_t c = 0; c < NV; c++) {
+            for (size_t k = 0; k < e->n_ok; k++) col[k] = e->v[NV * k + c];
+            *out[c] = median(col, e->n_ok);
         }
         free(col);
         free(e->v);
         e->v = NULL;
         e->nv = e->capv = 0;
-        e->x_cub = e->x_gemv = e->x_torch = NAN;
+        e->x_cub = e->x_gemv = e->x_torch = e->pct_floor = NAN;
     }
 }
 
-static void chomp(char *line) { line[strcspn(line, "\r\n")] = '\0'; }
+int res_read_text(const char *text, const char *name, res_file *f, char *err, size_t err_len)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", name);
+    char first_gpu[64] = "", line[1100];
+    size_t lineno = 0;
+    int header = 0, rc = 0;
+    for (const char *p = text; *p && rc == 0;) {
+        size_t n = strcspn(p, "\n");
+        lineno++;
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), p);
+        p += n + (p[n] == '\n');
+        line[strcspn(line, "\r")] = '\0';
+        const char *q = line + strspn(line, " \t");
+        if (*q == '\0') continue;
+        if (*q == '#') {
+            comment_value(q, "gpu", f->gpu, sizeof f->gpu);
+            comment_value(q, "date", f->date, sizeof f->date);
+            continue;
+        }
+        if (strcmp(q, CSV_HEADER) == 0) { /* a file appended to after a copy may repeat it */
+            header = 1;
+            continue;
+        }
+        result_row r;
+        char gpu[64], why[160];
+        if (!header) {
+            snprintf(err, err_len, "%s:%zu: expected the header '%s'", name, lineno, CSV_HEADER);
+            rc = -1;
+        } else if (n >= sizeof line - 1 || csv_parse_row(q, &r, gpu, sizeof gpu) != 0) {
+            why_malformed(q, n, why, sizeof why);
+            snprintf(err, err_len, "%s:%zu: %s", name, lineno, why);
+            rc = -1;
+        } else {
+            if (!first_gpu[0]) snprintf(first_gpu, sizeof first_gpu, "%s", gpu);
+            add_row(f, gpu, &r);
+        }
+    }
+    if (rc == 0 && lineno == 0) return 1; /* empty (a run that wrote nothing): as if missing */
+    if (rc == 0 && !header) {
+        snprintf(err, err_len, "%s:%zu: no header row", name, lineno);
+        rc = -1;
+    }
+    finish_file(f);
+    if (rc) {
+        free(f->e);
+        memset(f, 0, sizeof *f);
+        return rc;
+    }
+    f->present = 1;
+    if (!f->gpu[0]) snprintf(f->gpu, sizeof f->gpu, "%s", first_gpu[0] ? first_gpu : "unknown GPU");
+    return 0;
+}
+
+char *res_read_all(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    sbuf b = {0};
+    char chunk[8192];
+    size_t k;
+    sb_add(&b, "");
+    while ((k = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_printf(&b, "%.*s", (int)k, chunk);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        sb_free(&b);
+        errno = EIO;
+    }
+    return b.s;
+}
 
 static const char *base_name(const char *path)
 {
@@ -285,10 +367,11 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-static int open_csv(const char *path, FILE **fp, char *err, size_t err_len)
+/* The text of path in *text; 0, 1 when it does not exist, -1 (err) when it cannot be read. */
+static int open_text(const char *path, char **text, char *err, size_t err_len)
 {
-    *fp = fopen(path, "r");
-    if (*fp) return 0;
+    *text = res_read_all(path);
+    if (*text) return 0;
     if (errno == ENOENT) return 1;
     snprintf(err, err_len, "%s:0: cannot read: %s", path, strerror(errno));
     return -1;
@@ -296,199 +379,83 @@ static int open_csv(const char *path, FILE **fp, char *err, size_t err_len)
 
 int res_load_file(const char *path, res_file *f, char *err, size_t err_len)
 {
+    char *text;
     memset(f, 0, sizeof *f);
     snprintf(f->name, sizeof f->name, "%s", base_name(path));
-    FILE *fp;
-    int rc = open_csv(path, &fp, err, err_len);
+    int rc = open_text(path, &text, err, err_len);
     if (rc) return rc;
-    f->present = 1;
-    char *line = NULL, first_gpu[64] = "";
-    size_t cap = 0, lineno = 0;
-    int header = 0;
-    rc = 0;
-    while (getline(&line, &cap, fp) >= 0) {
-        lineno++;
-        chomp(line);
-        const char *p = line + strspn(line, " \t");
-        if (*p == '\0') continue;
-        if (*p == '#') {
-            comment_value(p, "gpu", f->gpu, sizeof f->gpu);
-            comment_value(p, "date", f->date, sizeof f->date);
-            continue;
-        }
-        if (strcmp(p, CSV_HEADER) == 0) { /* a file appended to after a copy may repeat it */
-            header = 1;
-            continue;
-        }
-        if (!header) {
-            snprintf(err, err_len, "%s:%zu: expected the header '%s'", path, lineno, CSV_HEADER);
-            rc = -1;
-            break;
-        }
-        result_row r;
-        char gpu[64];
-        if (csv_parse_row(p, &r, gpu, sizeof gpu) != 0) {
-            char why[160];
-            why_malformed(p, why, sizeof why);
-            snprintf(err, err_len, "%s:%zu: %s", path, lineno, why);
-            rc = -1;
-            break;
-        }
-        if (!first_gpu[0]) snprintf(first_gpu, sizeof first_gpu, "%s", gpu);
-        add_row(f, gpu, &r);
-    }
-    free(line);
-    fclose(fp);
-    if (rc == 0 && lineno == 0) { /* an empty file (a run that wrote nothing): as if missing */
-        free(f->e);
-        memset(f, 0, sizeof *f);
-        snprintf(f->name, sizeof f->name, "%s", base_name(path));
-        return 1;
-    }
-    if (rc == 0 && !header) {
-        snprintf(err, err_len, "%s:%zu: no header row", path, lineno);
-        rc = -1;
-    }
-    finish_file(f);
-    if (!f->gpu[0]) snprintf(f->gpu, sizeof f->gpu, "%s", first_gpu[0] ? first_gpu : "unknown GPU");
-    if (!f->date[0]) snprintf(f->date, sizeof f->date, "date unknown");
-    if (rc) {
-        free(f->e);
-        memset(f, 0, sizeof *f);
-    }
+    rc = res_read_text(text, path, f, err, err_len);
+    snprintf(f->name, sizeof f->name, "%s", base_name(path));
+    free(text);
     return rc;
 }
 
 /* ---- profile.csv ------------------------------------------------------------ */
 
-/* Removes surrounding blanks and double quotes of a field in place. */
-static char *trim_field(char *s)
-{
-    s += strspn(s, " \t\"");
-    size_t n = strlen(s);
-    while (n > 0 && strchr(" \t\"", s[n - 1])) s[--n] = '\0';
-    return s;
-}
-
-/* A metric: NAN for an empty field or n/a; -1 when the text is not a number. */
-static int metric_value(const char *s, double *out)
-{
-    if (!*s || strcmp(s, "-") == 0 || strcmp(s, "n/a") == 0 || strcmp(s, "N/A") == 0) {
-        *out = NAN;
-        return 0;
-    }
-    char *end;
-    *out = strtod(s, &end);
-    return (end == s || *end) ? -1 : 0;
-}
+#define PROF_HEADER                                                      \
+    "gpu,stage,variant,op,dtype,rows,cols,duration_us,dram_pct_of_peak," \
+    "achieved_occupancy_pct,registers_per_thread,thread_inst_per_inst,"  \
+    "shared_bank_conflicts_per_request,global_ld_sectors_per_request,bytes_in_flight_per_sm"
 
 int prof_load_file(const char *path, prof_file *p, char *err, size_t err_len)
 {
     memset(p, 0, sizeof *p);
-    FILE *fp;
-    int rc = open_csv(path, &fp, err, err_len);
+    char *text, *next, *f[16];
+    int rc = open_text(path, &text, err, err_len), header = 0;
     if (rc) return rc;
-    p->present = 1;
-    enum { K_GPU, K_STAGE, K_VARIANT, K_OP, K_DTYPE, K_ROWS, K_COLS, K_COUNT };
-    static const char *const keys[K_COUNT] = {"gpu",   "stage", "variant", "op",
-                                              "dtype", "rows",  "cols"};
-    int kcol[K_COUNT], mcol[PM_COUNT];
-    size_t nhead = 0, lineno = 0, cap = 0;
-    char *line = NULL, *field[64];
-    int header = 0;
-    while (rc == 0 && getline(&line, &cap, fp) >= 0) {
+    size_t lineno = 0;
+    for (char *line = text; rc == 0 && *line; line = next) {
+        next = line + strcspn(line, "\n");
+        if (*next) *next++ = '\0';
         lineno++;
-        chomp(line);
-        char *s = line + strspn(line, " \t");
-        if (*s == '\0') continue;
-        if (*s == '#') {
-            comment_value(s, "gpu", p->gpu, sizeof p->gpu);
-            comment_value(s, "date", p->date, sizeof p->date);
-            continue;
-        }
-        size_t n = split_commas(s, field, 64);
-        if (n > 64) {
-            snprintf(err, err_len, "%s:%zu: more than 64 fields", path, lineno);
-            rc = -1;
-            break;
-        }
-        for (size_t i = 0; i < n; i++) field[i] = trim_field(field[i]);
-        if (!header || strcmp(field[0], "gpu") == 0) {
-            for (int k = 0; k < K_COUNT; k++) kcol[k] = -1;
-            for (int m = 0; m < PM_COUNT; m++) mcol[m] = -1;
-            for (size_t i = 0; i < n; i++) {
-                for (int k = 0; k < K_COUNT; k++)
-                    if (strcmp(field[i], keys[k]) == 0) kcol[k] = (int)i;
-                for (int m = 0; m < PM_COUNT; m++)
-                    if (strcmp(field[i], prof_metric_names[m]) == 0) mcol[m] = (int)i;
-            }
-            for (int k = 0; k < K_COUNT && rc == 0; k++)
-                if (kcol[k] < 0) {
-                    snprintf(err, err_len, "%s:%zu: header has no column %s", path, lineno,
-                             keys[k]);
-                    rc = -1;
-                }
+        line[strcspn(line, "\r")] = '\0';
+        if (*line == '#') comment_value(line, "gpu", p->gpu, sizeof p->gpu);
+        if (*line == '#' || !*line) continue;
+        if (strcmp(line, PROF_HEADER) == 0) {
             header = 1;
-            nhead = n;
             continue;
         }
-        if (n != nhead) {
-            snprintf(err, err_len, "%s:%zu: %zu fields, the header has %zu", path, lineno, n,
-                     nhead);
+        prof_entry e = {.rows = 0};
+        char *end = NULL;
+        int bad = !header || split_commas(line, f, 15) != 15;
+        for (int m = 0; !bad && m < PM_COUNT; m++) { /* empty, "-" or n/a: not measured */
+            e.m[m] = strtod(f[7 + m], &end);
+            if (!*f[7 + m] || !strcmp(f[7 + m], "-") || !strcasecmp(f[7 + m], "n/a"))
+                e.m[m] = NAN;
+            else
+                bad = *end != '\0';
+        }
+        if (!bad) {
+            e.rows = strtoull(f[5], &end, 10);
+            bad = *end || !*f[5] || !*f[1] || !*f[2];
+            e.cols = strtoull(f[6], &end, 10);
+            bad |= *end || !*f[6];
+        }
+        if (bad) {
+            snprintf(err, err_len, "%s:%zu: %s", path, lineno,
+                     header ? "not a row of 15 fields "
+                              "(stage, variant, rows and cols given, metrics numbers, empty or n/a)"
+                            : "expected the header '" PROF_HEADER "'");
             rc = -1;
             break;
         }
-        prof_entry e;
-        memset(&e, 0, sizeof e);
-        snprintf(e.gpu, sizeof e.gpu, "%s", field[kcol[K_GPU]]);
-        snprintf(e.stage, sizeof e.stage, "%s", field[kcol[K_STAGE]]);
-        snprintf(e.variant, sizeof e.variant, "%s", field[kcol[K_VARIANT]]);
-        snprintf(e.op, sizeof e.op, "%s", field[kcol[K_OP]]);
-        snprintf(e.dt, sizeof e.dt, "%s", field[kcol[K_DTYPE]]);
-        char *end;
-        e.rows = strtoull(field[kcol[K_ROWS]], &end, 10);
-        int bad = (*end != '\0' || end == field[kcol[K_ROWS]]);
-        e.cols = strtoull(field[kcol[K_COLS]], &end, 10);
-        bad |= (*end != '\0' || end == field[kcol[K_COLS]]);
-        if (bad || !e.stage[0] || !e.variant[0]) {
-            snprintf(err, err_len, "%s:%zu: stage, variant, rows or cols is empty or not a number",
-                     path, lineno);
-            rc = -1;
-            break;
-        }
-        for (int m = 0; m < PM_COUNT; m++) {
-            e.m[m] = NAN;
-            if (mcol[m] >= 0 && metric_value(field[mcol[m]], &e.m[m]) != 0) {
-                snprintf(err, err_len, "%s:%zu: column %s is not a number: '%s'", path, lineno,
-                         prof_metric_names[m], field[mcol[m]]);
-                rc = -1;
-                break;
-            }
-        }
-        if (rc) break;
-        if (p->n == p->cap) {
-            p->cap = p->cap ? 2 * p->cap : 32;
-            p->e = xrealloc(p->e, p->cap * sizeof *p->e);
-        }
+        snprintf(e.gpu, sizeof e.gpu, "%s", f[0]);
+        snprintf(e.stage, sizeof e.stage, "%s", f[1]);
+        snprintf(e.variant, sizeof e.variant, "%s", f[2]);
+        snprintf(e.op, sizeof e.op, "%s", f[3]);
+        snprintf(e.dt, sizeof e.dt, "%s", f[4]);
+        if (p->n == p->cap)
+            p->e = res_xrealloc(p->e, (p->cap = p->cap ? 2 * p->cap : 32) * sizeof *p->e);
         p->e[p->n++] = e;
     }
-    free(line);
-    fclose(fp);
-    if (rc == 0 && lineno == 0) { /* empty: as if missing */
-        memset(p, 0, sizeof *p);
-        return 1;
-    }
-    if (rc == 0 && !header) {
-        snprintf(err, err_len, "%s:%zu: no header row", path, lineno);
-        rc = -1;
-    }
-    if (rc) {
+    free(text);
+    if (rc || lineno == 0) { /* malformed, or empty: as if missing */
         free(p->e);
         memset(p, 0, sizeof *p);
-        return rc;
+        return rc ? rc : 1;
     }
+    p->present = 1;
     if (!p->gpu[0]) snprintf(p->gpu, sizeof p->gpu, "%s", p->n ? p->e[0].gpu : "unknown GPU");
-    if (!p->date[0]) snprintf(p->date, sizeof p->date, "date unknown");
     return 0;
 }
 
@@ -499,30 +466,41 @@ static double ratio(const res_entry *a, const res_entry *b)
     return (res_has(a) && res_has(b) && b->gbps > 0) ? a->gbps / b->gbps : NAN;
 }
 
-void res_link(res_set *s)
+/* A baseline of the same gpu, dtype and shape as e in f: the first of the ops given that has it
+   (the ceilings of a softmax shape are written under the first op the program measured). */
+static const res_entry *base_of(const res_file *f, const res_entry *e, const char *variant, int op1,
+                                int op2)
+{
+    const res_entry *b = res_find(f, e->gpu, "baseline", variant, op1, e->dt, e->rows, e->cols);
+    return b ? b : res_find(f, e->gpu, "baseline", variant, op2, e->dt, e->rows, e->cols);
+}
+
+/* Fills x_cub, x_gemv, x_torch and pct_floor of every entry of s. */
+static void link_set(res_set *s)
 {
     const res_file *peer = &s->f[F_PEER];
     for (int k = 0; k < F_COUNT; k++) {
         res_file *f = &s->f[k];
         for (size_t i = 0; i < f->n; i++) {
             res_entry *e = &f->e[i];
-            const char *cub = e->op == OP_SUM      ? "cub_device_reduce"
-                              : e->op == OP_ROWSUM ? "cub_segmented_reduce"
-                                                   : NULL;
-            if (cub)
+            int op = (int)e->op, soft = e->op == OP_SOFTMAX || e->op == OP_LOGSOFTMAX;
+            if (!soft)
                 e->x_cub = ratio(
-                    e, res_find(f, e->gpu, "baseline", cub, (int)e->op, e->dt, e->rows, e->cols));
-            if (e->op == OP_ROWSUM)
-                e->x_gemv = ratio(e, res_find(f, e->gpu, "baseline", "cublas_gemv", OP_ROWSUM,
-                                              e->dt, e->rows, e->cols));
+                    e, base_of(f, e, op == OP_SUM ? "cub_device_reduce" : "cub_segmented_reduce",
+                               op, op));
+            if (e->op == OP_ROWSUM) e->x_gemv = ratio(e, base_of(f, e, "cublas_gemv", op, op));
             const char *torch = res_torch_variant(e->op);
             if (torch) {
                 const res_entry *t =
-                    res_find(f, e->gpu, "peer", torch, (int)e->op, e->dt, e->rows, e->cols);
-                if (!t)
-                    t = res_find(peer, e->gpu, "peer", torch, (int)e->op, e->dt, e->rows, e->cols);
-                e->x_torch = ratio(e, t);
+                    res_find(f, e->gpu, "peer", torch, op, e->dt, e->rows, e->cols);
+                e->x_torch = ratio(
+                    e, t ? t : res_find(peer, e->gpu, "peer", torch, op, e->dt, e->rows, e->cols));
             }
+            const res_entry *r = soft ? base_of(f, e, "read_stream", OP_SOFTMAX, OP_LOGSOFTMAX) : 0;
+            const res_entry *w =
+                soft ? base_of(f, e, "write_stream", OP_SOFTMAX, OP_LOGSOFTMAX) : 0;
+            if (res_has(e) && res_has(r) && res_has(w) && !res_is_ref(e->stage))
+                e->pct_floor = 100 * (r->median_us + w->median_us) / e->median_us;
         }
     }
 }
@@ -546,16 +524,8 @@ int res_load_set(const char *dir, res_set *s, char *err, size_t err_len)
         return -1;
     }
     snprintf(path, sizeof path, "%s/sanitize.txt", dir);
-    FILE *sf = fopen(path, "r");
-    if (sf) {
-        sbuf b = {0};
-        char line[1024];
-        sb_add(&b, "");
-        while (fgets(line, sizeof line, sf)) sb_add(&b, line);
-        fclose(sf);
-        s->sanitize = b.s;
-    }
-    res_link(s);
+    s->sanitize = res_read_all(path);
+    link_set(s);
     return 0;
 }
 

@@ -12,26 +12,6 @@
 
 /* ---- files ------------------------------------------------------------------------ */
 
-/* The whole file as a malloc'd string; NULL with errno set when it cannot be read. */
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    sbuf b = {0};
-    char chunk[8192];
-    size_t k;
-    sb_add(&b, "");
-    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) sb_printf(&b, "%.*s", (int)k, chunk);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        sb_free(&b);
-        errno = EIO;
-        return NULL;
-    }
-    return b.s;
-}
-
 /* Writes text to path through a temporary file and a rename. Returns 0, or -1 (errno). */
 static int write_text(const char *path, const char *text)
 {
@@ -49,126 +29,17 @@ static int write_text(const char *path, const char *text)
     return 0;
 }
 
-/* ---- a unified diff (LCS over the lines that differ) ---------------------------------- */
-
-typedef struct {
-    const char **p;
-    size_t *len, n;
-} lines_t;
-
-static void split_lines(const char *text, lines_t *l)
-{
-    size_t cap = 64;
-    l->n = 0;
-    l->p = malloc(cap * sizeof *l->p);
-    l->len = malloc(cap * sizeof *l->len);
-    for (const char *s = text; l->p && l->len && *s;) {
-        const char *nl = strchr(s, '\n');
-        size_t k = nl ? (size_t)(nl - s) : strlen(s);
-        if (l->n == cap) {
-            cap *= 2;
-            l->p = realloc(l->p, cap * sizeof *l->p);
-            l->len = realloc(l->len, cap * sizeof *l->len);
-            if (!l->p || !l->len) break;
-        }
-        l->p[l->n] = s;
-        l->len[l->n++] = k;
-        s += k + (nl ? 1 : 0);
-    }
-    if (!l->p || !l->len) {
-        fprintf(stderr, "results: out of memory\n");
-        exit(1);
-    }
-}
-
-static int same_line(const lines_t *a, size_t i, const lines_t *b, size_t j)
-{
-    return a->len[i] == b->len[j] && memcmp(a->p[i], b->p[j], a->len[i]) == 0;
-}
-
-typedef struct {
-    char kind;   /* ' ', '-', '+' */
-    size_t a, b; /* line index in old and new before this op */
-} diff_op;
-
-static void print_hunk(const diff_op *op, size_t lo, size_t hi, const lines_t *a, const lines_t *b)
-{
-    size_t na = 0, nb = 0;
-    for (size_t k = lo; k < hi; k++) {
-        na += op[k].kind != '+';
-        nb += op[k].kind != '-';
-    }
-    printf("@@ -%zu,%zu +%zu,%zu @@\n", na ? op[lo].a + 1 : op[lo].a, na,
-           nb ? op[lo].b + 1 : op[lo].b, nb);
-    for (size_t k = lo; k < hi; k++) {
-        const lines_t *l = op[k].kind == '+' ? b : a;
-        size_t i = op[k].kind == '+' ? op[k].b : op[k].a;
-        printf("%c%.*s\n", op[k].kind, (int)l->len[i], l->p[i]);
-    }
-}
-
-/* Prints a unified diff (3 lines of context) of old and new, named name. */
+/* Prints a unified diff of old and new text of name (diff -u on two temporary files). */
 static void print_diff(const char *name, const char *old, const char *new)
 {
-    lines_t a, b;
-    split_lines(old, &a);
-    split_lines(new, &b);
-    size_t pre = 0, suf = 0;
-    while (pre < a.n && pre < b.n && same_line(&a, pre, &b, pre)) pre++;
-    while (suf < a.n - pre && suf < b.n - pre && same_line(&a, a.n - 1 - suf, &b, b.n - 1 - suf))
-        suf++;
-    size_t n = a.n - pre - suf, m = b.n - pre - suf;
-    /* L[i][j]: the longest common subsequence of the middles from i and j on */
-    unsigned *L = NULL;
-    if ((n + 1) * (m + 1) <= (size_t)64 << 20) L = calloc((n + 1) * (m + 1), sizeof *L);
-    diff_op *op = malloc((a.n + b.n + 1) * sizeof *op);
-    if (!op) {
-        fprintf(stderr, "results: out of memory\n");
-        exit(1);
-    }
-    if (L)
-        for (size_t i = n; i-- > 0;)
-            for (size_t j = m; j-- > 0;)
-                L[i * (m + 1) + j] = same_line(&a, pre + i, &b, pre + j)
-                                         ? L[(i + 1) * (m + 1) + j + 1] + 1
-                                         : (L[(i + 1) * (m + 1) + j] >= L[i * (m + 1) + j + 1]
-                                                ? L[(i + 1) * (m + 1) + j]
-                                                : L[i * (m + 1) + j + 1]);
-    size_t no = 0, i = 0, j = 0;
-    for (size_t k = 0; k < pre; k++) op[no++] = (diff_op){' ', k, k};
-    while (i < n || j < m) {
-        if (L && i < n && j < m && same_line(&a, pre + i, &b, pre + j)) {
-            op[no++] = (diff_op){' ', pre + i, pre + j};
-            i++, j++;
-        } else if (i < n && (j == m || !L || L[(i + 1) * (m + 1) + j] >= L[i * (m + 1) + j + 1])) {
-            op[no++] = (diff_op){'-', pre + i, pre + j};
-            i++;
-        } else {
-            op[no++] = (diff_op){'+', pre + i, pre + j};
-            j++;
-        }
-    }
-    for (size_t k = 0; k < suf; k++) op[no++] = (diff_op){' ', pre + n + k, pre + m + k};
-    printf("--- a/%s\n+++ b/%s\n", name, name);
-    const size_t ctx = 3;
-    for (size_t k = 0; k < no;) {
-        if (op[k].kind == ' ') {
-            k++;
-            continue;
-        }
-        size_t lo = k > ctx ? k - ctx : 0, last = k;
-        for (size_t q = k; q < no && q <= last + 2 * ctx; q++)
-            if (op[q].kind != ' ') last = q;
-        size_t hi = last + ctx + 1 < no ? last + ctx + 1 : no;
-        print_hunk(op, lo, hi, &a, &b);
-        k = hi;
-    }
-    free(L);
-    free(op);
-    free(a.p);
-    free(a.len);
-    free(b.p);
-    free(b.len);
+    char d[1024], a[1100], b[1100];
+    if (!res_temp_dir(d, sizeof d)) return;
+    snprintf(a, sizeof a, "%s/old", d);
+    snprintf(b, sizeof b, "%s/new", d);
+    fflush(stdout);
+    if (write_text(a, old) == 0 && write_text(b, new) == 0)
+        res_run("diff -u -L 'a/%s' -L 'b/%s' '%s' '%s'; true", name, name, a, b);
+    res_run("rm -rf '%s'", d);
 }
 
 /* ---- the files to rebuild ------------------------------------------------------------ */
@@ -233,7 +104,7 @@ static void rebuild(run_state *r, const res_set *s, const char *root, const char
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", root, name);
-    char *old = read_text(path);
+    char *old = res_read_all(path);
     if (!old) {
         fprintf(stderr, "results: cannot read %s: %s; skipped\n", path, strerror(errno));
         return;
@@ -284,7 +155,7 @@ int res_tables(const res_set *s, const char *root, const char *label, int write)
 
     char path[1024];
     snprintf(path, sizeof path, "%s/BENCHMARKS.md", root);
-    char *old = read_text(path);
+    char *old = res_read_all(path);
     if (!old && errno != ENOENT) {
         fprintf(stderr, "results: cannot read %s: %s\n", path, strerror(errno));
         r.failed++;

@@ -982,9 +982,24 @@ static void test_read_stream_xors_every_word_and_copy_copies_every_byte(void)
         cudaMemset(d_out, 0, bytes);
         CU_ASSERT_EQUAL(copy_launch(d_in, d_out, bytes, stream), cudaSuccess);
         cudaStreamSynchronize(stream);
-        uint32_t *back = malloc(bytes);
+        unsigned char *back = malloc(bytes + 16);
         cudaMemcpy(back, d_out, bytes, cudaMemcpyDeviceToHost);
         CU_ASSERT_EQUAL(memcmp(back, h, bytes), 0);
+        /* write_stream writes every byte of its pattern and none past the end: at a whole
+           number of words and at an odd byte count (a tail of 16-byte stores and of bytes) */
+        for (size_t n = bytes - 1; n <= bytes; n++) {
+            cudaMemset(d_out, 0xA5, bytes + 16);
+            CU_ASSERT_EQUAL(write_stream_launch(d_out, n, stream), cudaSuccess);
+            cudaStreamSynchronize(stream);
+            cudaMemcpy(back, d_out, bytes + 16, cudaMemcpyDeviceToHost);
+            size_t bad = n + 16;
+            for (size_t i = 0; i < n + 16 && bad == n + 16; i++) {
+                unsigned char w = i < n ? (unsigned char)(write_stream_word(i / 4) >> (8 * (i % 4))) : 0xA5;
+                if (back[i] != w) bad = i;
+            }
+            if (bad != n + 16) printf("\n  write_stream of %zu bytes: byte %zu is wrong\n", n, bad);
+            CU_ASSERT_EQUAL(bad, n + 16);
+        }
         free(h);
         free(blk);
         free(back);
@@ -1064,7 +1079,8 @@ int main(void)
         CU_TEST_INFO_NULL,
     };
     static CU_TestInfo ceiling_tests[] = {
-        {"read_stream XORs every word and copy copies every byte", test_read_stream_xors_every_word_and_copy_copies_every_byte_timed},
+        {"read_stream XORs every word, copy copies every byte and write_stream writes every byte",
+         test_read_stream_xors_every_word_and_copy_copies_every_byte_timed},
         CU_TEST_INFO_NULL,
     };
     CU_SuiteInfo suites[] = {

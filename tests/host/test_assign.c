@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The course kit: the solution-region generator (tools/assign.c), make assignment's script,
+/* The course kit: the solution cutter (tools/cut_solutions.awk), make assignment's script,
    and the grader's parts (tools/grade.c): thresholds, scores, CSV lookup, JSON, and the
    grader itself run against stand-in programs that pass, fail, crash and hang. */
 #include <CUnit/CUnit.h>
@@ -13,32 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "assign.h"
 #include "grade.h"
 #include "suites.h"
 
 /* ---- helpers --------------------------------------------------------------- */
 
 static char err[512];
-
-/* strip_regions on a string; returns the region count and the output in a static buffer. */
-static int strip(const char *in, size_t len, int markdown, char *got, size_t cap, size_t *got_len)
-{
-    char *out = NULL;
-    size_t n = 0;
-    int r = strip_regions(in, len, "x.cu", markdown, &out, &n, err, sizeof err);
-    if (r >= 0 && n < cap) {
-        memcpy(got, out, n + 1);
-        *got_len = n;
-    }
-    free(out);
-    return r;
-}
-
-static int same_bytes(const char *got, size_t got_len, const char *want)
-{
-    return got_len == strlen(want) && memcmp(got, want, got_len) == 0;
-}
 
 static char *read_all(const char *path, size_t *len)
 {
@@ -89,207 +69,119 @@ static const char *build_dir(void)
     return path;
 }
 
-/* ---- the generator ---------------------------------------------------------- */
+/* ---- the cutter ----------------------------------------------------------------- */
 
-static void test_the_generator_removes_every_region_and_keeps_every_other_byte(void)
+/* Cuts the text in (a file named x.md when md, else x.cu) as make assignment does; returns
+   the awk's exit code, and in cut_text the stubbed text (cmd_out: the region count or the
+   message). */
+static char cut_text[4096];
+static int cut(const char *in, int md)
 {
-    /* LF and CRLF lines, tabs and spaces, a hint, a region right at the end of a file that
-       has no trailing newline, and text around every region */
-    const char in[] =
-        "int a;\n"
-        "    // BEGIN SOLUTION\n"
-        "    a = 1;\n"
-        "    // END SOLUTION\n"
-        "  keep  \n"
-        "\t// BEGIN SOLUTION\r\n"
-        "\t// HINT: one __shfl_down_sync per halving\r\n"
-        "\tv += __shfl_down_sync(~0u, v, 16);\r\n"
-        "\t// END SOLUTION\r\n"
-        "mid\r\n"
-        "\n"
-        "  // BEGIN SOLUTION (the tail)\n"
-        "  tail();\n"
-        "  // END SOLUTION";
-    const char want[] =
-        "int a;\n"
-        "    // TODO: implement this part (see README.md, Exercises)\n"
-        "  keep  \n"
-        "\t// HINT: one __shfl_down_sync per halving\r\n"
-        "mid\r\n"
-        "\n"
-        "  // TODO: implement this part (see README.md, Exercises)";
-    char got[2048];
-    size_t n = 0;
-    CU_ASSERT_EQUAL(strip(in, sizeof in - 1, 0, got, sizeof got, &n), 3);
-    CU_ASSERT(same_bytes(got, n, want));
+    char dir[] = "/tmp/reduce-cut-XXXXXX", cmd[PATH_MAX + 512], cwd[PATH_MAX];
+    if (!mkdtemp(dir) || !getcwd(cwd, sizeof cwd)) return -1;
+    const char *name = md ? "x.md" : "x.cu";
+    snprintf(cmd, sizeof cmd, "%s/%s", dir, name);
+    write_text(cmd, in, 0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && e=0; [ -z \"$(tail -c 1 %s)\" ] && e=1; awk -v name=%s -v md=%d "
+             "-v last_eol=$e -v out=out -f '%s/tools/cut_solutions.awk' %s",
+             dir, name, name, md, cwd, name);
+    int rc = run_sh(cmd);
+    snprintf(cmd, sizeof cmd, "%s/out", dir);
+    char *t = read_all(cmd, NULL);
+    snprintf(cut_text, sizeof cut_text, "%s", t && rc == 0 ? t : "");
+    free(t);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    system(cmd);
+    return rc;
 }
 
-static void test_a_file_without_regions_comes_back_byte_for_byte(void)
+static void test_the_cutter_stubs_every_region_and_keeps_every_other_byte(void)
 {
-    const char *cases[] = {"", "x", "x\n", "a\r\nb\r\n", "no newline at the end", "\n\n\n",
-                           "// a comment about solutions\n"};
-    char got[256];
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        size_t n = 99;
-        CU_ASSERT_EQUAL(strip(cases[i], strlen(cases[i]), 0, got, sizeof got, &n), 0);
-        CU_ASSERT(same_bytes(got, n, cases[i]));
+    /* LF and CRLF lines, a hint right after BEGIN, a HINT further down (part of the solution),
+       a region at the end of a file without a trailing newline, text around every region */
+    CU_ASSERT_EQUAL(cut("int a;\n"
+                        "    // BEGIN SOLUTION\n"
+                        "    a = 1;\n"
+                        "    // HINT: not right after BEGIN\n"
+                        "    // END SOLUTION\n"
+                        "  keep  \n"
+                        "\t// BEGIN SOLUTION\r\n"
+                        "\t// HINT: one __shfl_down_sync per halving\r\n"
+                        "\tv += __shfl_down_sync(~0u, v, 16);\r\n"
+                        "\t// END SOLUTION\r\n"
+                        "mid\r\n"
+                        "\n"
+                        "  // BEGIN SOLUTION (the tail)\n"
+                        "  tail();\n"
+                        "  // END SOLUTION", 0), 0);
+    CU_ASSERT_STRING_EQUAL(cmd_out, "3\n");
+    CU_ASSERT_STRING_EQUAL(cut_text, "int a;\n"
+                                     "    // TODO: implement this part (see README.md, Exercises)\n"
+                                     "  keep  \n"
+                                     "\t// HINT: one __shfl_down_sync per halving\r\n"
+                                     "mid\r\n"
+                                     "\n"
+                                     "  // TODO: implement this part (see README.md, Exercises)");
+    static const char *const whole[] = {"", "x", "x\n", "a\r\nb\r\n", "\n\n", "// solutions\n"};
+    for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
+        CU_ASSERT_EQUAL(cut(whole[i], 0), 0);
+        CU_ASSERT_STRING_EQUAL(cut_text, whole[i]);
     }
-    /* a NUL byte is kept too */
-    const char nul[] = "a\0b\n";
-    size_t n = 0;
-    CU_ASSERT_EQUAL(strip(nul, 4, 0, got, sizeof got, &n), 0);
-    CU_ASSERT(n == 4 && memcmp(got, nul, 4) == 0);
 }
 
 static void test_a_markdown_region_becomes_the_markdown_stub_after_its_hint(void)
 {
-    const char in[] =
-        "## Exercises\n"
-        "1. Why?\n"
-        "<!-- BEGIN SOLUTION -->\n"
-        "Because the warp diverges.\n"
-        "<!-- END SOLUTION -->\n"
-        "2. How much?\n"
-        "   <!-- BEGIN SOLUTION -->\n"
-        "   <!-- HINT: compare the two bars of the ladder plot -->\n"
-        "   About 2x.\n"
-        "   <!-- END SOLUTION -->\n";
-    const char want[] =
-        "## Exercises\n"
-        "1. Why?\n"
-        "*(left for you to work out)*\n"
-        "2. How much?\n"
-        "   <!-- HINT: compare the two bars of the ladder plot -->\n"
-        "   *(left for you to work out)*\n";
-    char got[1024];
-    size_t n = 0;
-    CU_ASSERT_EQUAL(strip(in, sizeof in - 1, 1, got, sizeof got, &n), 2);
-    CU_ASSERT(same_bytes(got, n, want));
-    CU_ASSERT(assign_is_markdown("07_softmax/README.md"));
-    CU_ASSERT(!assign_is_markdown("07_softmax/softmax.cu"));
+    CU_ASSERT_EQUAL(cut("1. Why?\n"
+                        "<!-- BEGIN SOLUTION -->\n"
+                        "Because the warp diverges.\n"
+                        "<!-- END SOLUTION -->\n"
+                        "2. How much?\n"
+                        "   <!-- BEGIN SOLUTION -->\n"
+                        "   <!-- HINT: compare the two bars of the ladder plot -->\n"
+                        "   About 2x.\n"
+                        "   <!-- END SOLUTION -->\n", 1), 0);
+    CU_ASSERT_STRING_EQUAL(cut_text, "1. Why?\n"
+                                     "*(left for you to work out)*\n"
+                                     "2. How much?\n"
+                                     "   <!-- HINT: compare the two bars of the ladder plot -->\n"
+                                     "   *(left for you to work out)*\n");
 }
 
-static void test_a_hint_must_come_right_after_begin(void)
-{
-    /* a HINT line further down is part of the solution and goes with it */
-    const char in[] = "// BEGIN SOLUTION\nx();\n// HINT: late\n// END SOLUTION\n";
-    char got[256];
-    size_t n = 0;
-    CU_ASSERT_EQUAL(strip(in, sizeof in - 1, 0, got, sizeof got, &n), 1);
-    CU_ASSERT(same_bytes(got, n, "// TODO: implement this part (see README.md, Exercises)\n"));
-}
-
-/* Expects strip_regions to refuse in with a message that starts "x.cu:LINE: " and holds what. */
+/* Expects the cutter to refuse in with one line "x.cu:LINE: ..." holding what. */
 static void expect_rejected(const char *in, int line, const char *what)
 {
-    char *out = (char *)1, prefix[32];
-    size_t n = 0;
-    CU_ASSERT_EQUAL(strip_regions(in, strlen(in), "x.cu", 0, &out, &n, err, sizeof err), -1);
-    CU_ASSERT_PTR_NULL(out);
+    char prefix[32];
+    CU_ASSERT_EQUAL(cut(in, 0), 2);
     snprintf(prefix, sizeof prefix, "x.cu:%d: ", line);
-    CU_ASSERT_EQUAL(strncmp(err, prefix, strlen(prefix)), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, what));
-    CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+    CU_ASSERT_EQUAL(strncmp(cmd_out, prefix, strlen(prefix)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, what));
+    CU_ASSERT_EQUAL(strchr(cmd_out, '\n'), cmd_out + strlen(cmd_out) - 1);
 }
 
-static void test_nested_and_unclosed_markers_are_rejected_with_their_line(void)
+static void test_nested_and_unbalanced_markers_are_rejected_with_their_line(void)
 {
-    expect_rejected("a\n// BEGIN SOLUTION\nb\n// BEGIN SOLUTION\n"
-                    "// END SOLUTION\n// END SOLUTION\n", 4, "nested");
+    expect_rejected("a\n// BEGIN SOLUTION\nb\n// BEGIN SOLUTION\n// END SOLUTION\n"
+                    "// END SOLUTION\n", 4, "nested");
     expect_rejected("a\nb\n  // BEGIN SOLUTION\nc\n", 3, "without an END");
     expect_rejected("// BEGIN SOLUTION\n// END SOLUTION\n\n// END SOLUTION\n", 4,
                     "without a BEGIN");
     expect_rejected("x // BEGIN SOLUTION // END SOLUTION\n", 1, "one line");
-    expect_rejected("a\r\nb\r\n// BEGIN SOLUTION\r\n", 3, "without an END");
-}
-
-/* The lines of text that are not stubs (for outputs) or not in regions (for inputs), the
-   independent, line-based reading the test compares the generator against. */
-static char *outside_lines(const char *text, size_t len, int is_output)
-{
-    char *o = malloc(len + 1), *w = o;
-    int in_region = 0;
-    for (const char *p = text; p < text + len;) {
-        const char *nl = memchr(p, '\n', (size_t)(text + len - p));
-        size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(text + len - p);
-        char line[4096];
-        snprintf(line, sizeof line, "%.*s", (int)n, p);
-        int skip;
-        if (is_output)
-            skip = strstr(line, ASSIGN_CODE_STUB) || strstr(line, ASSIGN_MARKDOWN_STUB) ||
-                   strstr(line, ASSIGN_HINT);
-        else {
-            if (strstr(line, ASSIGN_BEGIN)) in_region = 1;
-            skip = in_region;
-            if (strstr(line, ASSIGN_END)) in_region = 0;
-        }
-        if (!skip) { memcpy(w, p, n); w += n; }
-        p += n;
-    }
-    *w = '\0';
-    return o;
-}
-
-static void check_repository_file(const char *path)
-{
-    size_t len = 0, n = 0;
-    char *in = read_all(path, &len), *out = NULL;
-    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
-    int r = strip_regions(in, len, path, assign_is_markdown(path), &out, &n, err, sizeof err);
-    if (r < 0) fprintf(stderr, "\n  %s\n", err);
-    CU_ASSERT_FATAL(r >= 0);
-    CU_ASSERT_PTR_NULL(strstr(out, ASSIGN_BEGIN));
-    CU_ASSERT_PTR_NULL(strstr(out, ASSIGN_END));
-    if (r == 0) CU_ASSERT(n == len && memcmp(in, out, n) == 0);
-    /* the hint lines are compared as stubs: drop them from the input's view as well */
-    char *a = outside_lines(in, len, 0), *b = outside_lines(out, n, 1);
-    CU_ASSERT_STRING_EQUAL(a, b);
-    free(a);
-    free(b);
-    free(in);
-    free(out);
-}
-
-static void test_every_stage_file_has_well_formed_regions_and_keeps_the_rest(void)
-{
-    DIR *root = opendir(".");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
-    struct dirent *e;
-    int files = 0;
-    while ((e = readdir(root))) {
-        const char *s = e->d_name;
-        if (!(s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && s[2] == '_')) continue;
-        DIR *d = opendir(s);
-        if (!d) continue;
-        struct dirent *f;
-        while ((f = readdir(d))) {
-            size_t k = strlen(f->d_name);
-            if (!((k > 3 && !strcmp(f->d_name + k - 3, ".cu")) || !strcmp(f->d_name, "README.md")))
-                continue;
-            char path[600];
-            snprintf(path, sizeof path, "%s/%s", s, f->d_name);
-            check_repository_file(path);
-            files++;
-        }
-        closedir(d);
-    }
-    closedir(root);
-    CU_ASSERT(files >= 14); /* every stage: at least its .cu and its README */
 }
 
 /* ---- make assignment's script ---------------------------------------------- */
 
-/* A small tree without git: two stages, answers, a guide for instructors, the solution-only
-   list and the real script, with build/assign linked to the real generator. */
+/* A small tree without git: two stages, answers, a guide for instructors, and the real
+   script, cutter and solution-only list. */
 static int make_tree(char *dir, size_t cap, const char *stage_one_cu)
 {
     char path[1024], cmd[4096];
     snprintf(dir, cap, "/tmp/reduce-assign-XXXXXX");
     if (!mkdtemp(dir)) return -1;
     snprintf(cmd, sizeof cmd, "cd %s && mkdir -p 01_one 02_two tools build && "
-             "cp '%s/tools/assignment.sh' tools/ && cp '%s/tools/solution_only.txt' tools/ && "
-             "ln -s '%s/assign' build/assign",
-             dir, getcwd(path, sizeof path), path, build_dir());
+             "cp '%s'/tools/assignment.sh '%s'/tools/cut_solutions.awk "
+             "'%s'/tools/solution_only.txt tools/",
+             dir, getcwd(path, sizeof path), path, path);
     if (run_sh(cmd) != 0) return -1;
     const char *files[][2] = {
         {"01_one/one.cu", stage_one_cu},
@@ -333,8 +225,7 @@ static void test_make_assignment_stubs_the_chosen_stages_and_leaves_out_the_answ
     char p[600];
     snprintf(p, sizeof p, "%s/01_one/one.cu", a);
     char *t = read_all(p, NULL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    CU_ASSERT_STRING_EQUAL(t, "a\n  // TODO: implement this part (see README.md, Exercises)\nc");
+    CU_ASSERT_STRING_EQUAL(t ? t : "", "a\n  // TODO: implement this part (see README.md, Exercises)\nc");
     free(t);
     snprintf(p, sizeof p, "%s/01_one/README.md", a);
     t = read_all(p, NULL);
@@ -361,6 +252,24 @@ static void test_make_assignment_refuses_a_bad_marker_and_writes_nothing(void)
     CU_ASSERT(!exists(dir, "build/assignment.tmp"));
     CU_ASSERT(!exists(dir, "build/assignment.tar.gz"));
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_sh(cmd);
+}
+
+static void test_every_stage_is_cut_with_no_marker_left(void)
+{
+    /* the repository's own regions: an assignment of every stage, its stubbed files searched
+       for a marker (tools/assignment.sh fails on one as well) */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/cut-all' && mkdir -p '%s/cut-all' && "
+             "sh tools/assignment.sh '%s/cut-all' \"$(ls -d [0-9][0-9]_*/ | tr -d / | "
+             "tr '\\n' ' ')\" && ! grep -rl -e 'BEGIN SOLUTION' -e 'END SOLUTION' "
+             "'%s'/cut-all/assignment/[0-9][0-9]_*",
+             build_dir(), build_dir(), build_dir(), build_dir());
+    int rc = run_sh(cmd);
+    if (rc != 0) fprintf(stderr, "\n%s\n", cmd_out);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "regions stubbed"));
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/cut-all'", build_dir());
     run_sh(cmd);
 }
 
@@ -547,7 +456,7 @@ static void test_performance_scores_full_proportional_and_zero(void)
     CU_ASSERT_DOUBLE_EQUAL(round_points(0.125), 0.13, 1e-12);
 }
 
-static void test_the_results_csv_is_read_by_its_column_names(void)
+static void test_the_grader_reads_its_csv_with_the_results_reader(void)
 {
     const char csv[] =
         "# gpu: NVIDIA H200\n"
@@ -569,6 +478,9 @@ static void test_the_results_csv_is_read_by_its_column_names(void)
     CU_ASSERT_EQUAL(csv_count(csv, "03_shuffle", &rows, &failed), 0);
     CU_ASSERT_EQUAL(rows, 2);
     CU_ASSERT_EQUAL(failed, 1);
+    char bad[1024];
+    snprintf(bad, sizeof bad, "%sH200,03_shuffle,x,sum,f64,1,1,1,1,1,1,1,1,0,ok\n", csv);
+    CU_ASSERT_EQUAL(csv_count(bad, "03_shuffle", &rows, &failed), -1); /* the schema's reader */
 }
 
 static void test_an_output_excerpt_keeps_the_failures_and_the_tail(void)
@@ -783,17 +695,13 @@ static void test_the_grader_refuses_usage_errors_and_a_missing_gpu(void)
 }
 
 CU_TestInfo assign_tests[] = {
-    {"the generator removes every region and keeps every other byte",
-     test_the_generator_removes_every_region_and_keeps_every_other_byte},
-    {"a file without regions comes back byte for byte",
-     test_a_file_without_regions_comes_back_byte_for_byte},
+    {"the cutter stubs every region and keeps every other byte",
+     test_the_cutter_stubs_every_region_and_keeps_every_other_byte},
     {"a Markdown region becomes the Markdown stub after its hint",
      test_a_markdown_region_becomes_the_markdown_stub_after_its_hint},
-    {"a hint must come right after BEGIN", test_a_hint_must_come_right_after_begin},
-    {"nested and unclosed markers are rejected with their line",
-     test_nested_and_unclosed_markers_are_rejected_with_their_line},
-    {"every stage file has well-formed regions and keeps the rest",
-     test_every_stage_file_has_well_formed_regions_and_keeps_the_rest},
+    {"nested and unbalanced markers are rejected with their line",
+     test_nested_and_unbalanced_markers_are_rejected_with_their_line},
+    {"every stage is cut with no marker left", test_every_stage_is_cut_with_no_marker_left},
     {"make assignment stubs the chosen stages and leaves out the answers",
      test_make_assignment_stubs_the_chosen_stages_and_leaves_out_the_answers},
     {"make assignment refuses a bad marker and writes nothing",
@@ -812,8 +720,8 @@ CU_TestInfo assign_tests[] = {
      test_a_bad_thresholds_line_is_reported_with_its_number},
     {"performance scores: full, proportional and zero",
      test_performance_scores_full_proportional_and_zero},
-    {"the results CSV is read by its column names",
-     test_the_results_csv_is_read_by_its_column_names},
+    {"the grader reads its CSV with the results reader",
+     test_the_grader_reads_its_csv_with_the_results_reader},
     {"an output excerpt keeps the failures and the tail",
      test_an_output_excerpt_keeps_the_failures_and_the_tail},
     {"the grader survives a hang, a crash and a wrong result",

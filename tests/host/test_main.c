@@ -14,7 +14,8 @@ int main(void)
         {"report: statistics, bytes and CSV", NULL, NULL, NULL, NULL, report_tests},
         {"program: exit codes of the stage binaries", NULL, NULL, NULL, NULL, program_tests},
         {"course: assignment generator and grader", NULL, NULL, NULL, NULL, assign_tests},
-        {"results: the CSV reader, tables and targets", NULL, NULL, NULL, NULL, results_tests},
+        {"results: the CSV reader, the blocks and BENCHMARKS.md", NULL, NULL, NULL, NULL, results_tests},
+        {"evidence: the profile, sanitize and SASS parsers", NULL, NULL, NULL, NULL, evidence_tests},
         CU_SUITE_INFO_NULL,
     };
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;

@@ -19,7 +19,7 @@
 # A toolkit without root, from Python wheels (CUDA 13.x; the 12.x wheels hold ptxas only):
 #   python3 -m venv ~/cuda13
 #   ~/cuda13/bin/pip install nvidia-cuda-nvcc nvidia-cuda-cccl nvidia-cublas
-#   sh tools/check_toolkits.sh ~/cuda13/lib/python3*/site-packages/nvidia/cu13
+#   sh maint/check_toolkits.sh ~/cuda13/lib/python3*/site-packages/nvidia/cu13
 #
 # Exit status: 0 every pair compiled, 1 a compile failed, 2 usage error, 3 no toolkit found.
 set -u
@@ -29,7 +29,7 @@ archs_default="sm_75 sm_80 sm_86 sm_90"
 archs=""
 jobs=$(nproc 2>/dev/null || echo 2)
 usage() {
-    echo "usage: sh tools/check_toolkits.sh [-a \"sm_75 sm_90\"] [-j N] [CUDA_HOME ...]" >&2
+    echo "usage: sh maint/check_toolkits.sh [-a \"sm_75 sm_90\"] [-j N] [CUDA_HOME ...]" >&2
     exit 2
 }
 while getopts a:j:h opt; do

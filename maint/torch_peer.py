@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """torch_peer.py: time PyTorch on the stages' shapes, as a peer.
 
-    python3 tools/torch_peer.py [--out results/peer.csv] [--iters 50] [--warmup 5]
+    python3 maint/torch_peer.py [--out results/peer.csv] [--iters 50] [--warmup 5]
                                 [--set all|sweep|shapes] [--dtype f32,f16,bf16] [--list]
 
 Optional: runs only where PyTorch with CUDA is installed (nothing else is needed). Times, at

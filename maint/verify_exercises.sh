@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# verify_exercises.sh [ID...]: does each exercise of tools/exercises/*.txt on a copy of the tree,
+# verify_exercises.sh [ID...]: does each exercise of maint/exercises/*.txt on a copy of the tree,
 # the way a student would, and records what the GPU measured (for the stages' ANSWERS.md).
 #
-#   tools/verify_exercises.sh            every exercise
-#   tools/verify_exercises.sh 02.1 05.2  only those
+#   maint/verify_exercises.sh            every exercise
+#   maint/verify_exercises.sh 02.1 05.2  only those
 #
-# tools/exercises/NN_name.txt (one file a stage) hold one block per exercise, blank-line separated:
+# maint/exercises/NN_name.txt (one file a stage) hold one block per exercise, blank-line separated:
 #   exercise 02.1 strided_index with 1024 threads
 #   edit 02_strided/strided.cu s/BLOCK_SIZE = 256/BLOCK_SIZE = 1024/
 #   run build/02_strided --variant strided_index --iters 20
@@ -31,7 +31,7 @@ dry=${VERIFY_DRY:-0}
 mkdir -p "$out" "$work" || exit 1
 trap 'rm -rf "$work"' EXIT
 for f in "$here"/exercises/*.txt; do
-    [ -f "$f" ] || { echo "verify_exercises: no tools/exercises/*.txt" >&2; exit 2; }
+    [ -f "$f" ] || { echo "verify_exercises: no maint/exercises/*.txt" >&2; exit 2; }
     cat "$f"; echo
 done > "$list"
 
