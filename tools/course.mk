@@ -7,10 +7,15 @@
 #                                       sanitizer test needs compute-sanitizer
 #   make test-assignment [STAGES=...]   cut an assignment and build it with nvcc, for one
 #                                       architecture (ARCH, default sm_90): the stubs compile
+#   make mutants [MUTANTS=a/b,c]        (GPU) the mutant suite, tests/mutants/run.sh: every
+#                                       mutant graded as a submission must lose its stage's
+#                                       correctness, the solutions must keep full marks
+#   make test-mutants                   (no GPU) every mutant applies to the solution and its
+#                                       .cu compiles for one architecture (ARCH, default sm_90)
 # GRADE_FLAGS passes flags to the grader, build/grader (e.g. GRADE_FLAGS="--timeout-suite 60");
 # its outputs go to build/grade/.
 
-.PHONY: assignment grade test-assignment
+.PHONY: assignment grade test-assignment mutants test-mutants
 
 TOOLS_BINS += $(BUILD)/assign $(BUILD)/grader
 TOOLS_LIB  += $(BUILD)/obj/tools/assign_lib.o $(BUILD)/obj/tools/grade_lib.o
@@ -58,3 +63,14 @@ grade: $(BUILD)/grader
 test-assignment: assignment
 	$(MAKE) -C $(BUILD)/assignment --no-print-directory BUILD=build ARCH=$(or $(ARCH),sm_90) all
 	@echo "make test-assignment: the assignment ($(STAGES)) builds with nvcc"
+
+# The mutant suite (INSTRUCTORS.md, Proving the grader). MUTANTS narrows it: NN_stage/NAME or
+# NN_stage, comma separated; MUTANT_JOBS (environment) grades that many mutants at a time.
+MUTANTS ?=
+mutants: $(BUILD)/grader $(BUILD)/assign
+	@BUILD='$(BUILD)' $(if $(CUNIT_PREFIX),CUNIT_PREFIX='$(CUNIT_PREFIX)') \
+	    sh tests/mutants/run.sh $(subst $(comma),$(space),$(MUTANTS))
+
+# CI's check that no mutant went stale: about 2 s of nvcc a mutant on two cores
+test-mutants:
+	@NVCC='$(NVCC)' ARCH='$(or $(firstword $(ARCH_LIST)),sm_90)' sh tests/mutants/run.sh --check

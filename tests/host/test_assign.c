@@ -1048,6 +1048,82 @@ static void test_the_sanitizer_test_fails_a_stage_on_a_race_the_checks_miss(void
     run_sh(cmd);
 }
 
+/* The mutant suite lives in the full repository only (make assignment leaves it out). */
+static int have_mutants(void)
+{
+    if (access("tests/mutants/run.sh", R_OK) == 0) return 1;
+    printf("(no tests/mutants here: an assignment) ");
+    return 0;
+}
+
+static void test_every_mutant_has_its_header_and_applies_to_the_solution(void)
+{
+    if (!have_mutants()) return;
+    if (run_sh("command -v patch || command -v git") != 0) {
+        printf("(neither patch(1) nor git here) ");
+        return;
+    }
+    CU_ASSERT_EQUAL(run_sh("sh tests/mutants/run.sh --check --no-compile"), 0);
+    const char *line = strstr(cmd_out, "run.sh --check: ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+    unsigned good = 0, all = 0, stages = 0;
+    CU_ASSERT_EQUAL(sscanf(line, "run.sh --check: %u of %u mutants good, across %u stages", &good,
+                           &all, &stages), 3);
+    CU_ASSERT(good == all && all >= 10); /* issue 34: ten mistakes at least, five stages */
+    CU_ASSERT(stages >= 5);
+    if (strstr(cmd_out, "FAIL ")) fprintf(stderr, "\n%s", cmd_out);
+    /* a patch that no longer applies is refused */
+    char path[256], cmd[512];
+    snprintf(path, sizeof path, "tests/mutants/01_naive/zz-host-test-%ld.patch", (long)getpid());
+    write_text(path, "Mistake: m\nWhy: w\n\n--- a/01_naive/naive.cu\n+++ b/01_naive/naive.cu\n"
+                     "@@ -1,1 +1,1 @@\n-no such line\n+x\n", 0);
+    snprintf(cmd, sizeof cmd, "sh tests/mutants/run.sh --check --no-compile "
+             "01_naive/zz-host-test-%ld", (long)getpid());
+    CU_ASSERT_EQUAL(run_sh(cmd), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "does not apply to the solution"));
+    remove(path);
+}
+
+static void test_the_mutant_table_names_what_caught_each_and_what_was_missed(void)
+{
+    if (!have_mutants()) return;
+    char dir[] = "/tmp/reduce-mutants-XXXXXX", cmd[4096], path[1024];
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    make_sanitizer_tree(dir);
+    snprintf(cmd, sizeof cmd, "cd %s && '%s/grader' --no-gpu-probe --compute-sanitizer "
+             "%s/sanitizer", dir, build_dir(), dir);
+    CU_ASSERT_EQUAL_FATAL(run_sh(cmd), 0);
+    /* the grader's own results.json, as graded/GROUP/NAME/results.json of a run */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && for n in race uninit clean solutions; do mkdir -p rep/graded/g/$n && "
+             "cp build/grade/results.json rep/graded/g/$n/; done", dir);
+    CU_ASSERT_EQUAL_FATAL(run_sh(cmd), 0);
+    snprintf(path, sizeof path, "%s/rep/list", dir);
+    write_text(path,
+               "race 02_race sanitizers g\n"      /* caught where expected */
+               "uninit 03_uninit suite g\n"       /* caught, but not by the test expected */
+               "clean 01_clean - g\n"             /* nothing failed */
+               "lost 01_clean - h\n"              /* never graded */
+               "solutions 01_clean - g\n"         /* full marks */
+               "solutions 02_race - g\n", 0);     /* a solution stage that lost points */
+    snprintf(cmd, sizeof cmd, "sh tests/mutants/run.sh --report %s/rep", dir);
+    CU_ASSERT_EQUAL(run_sh(cmd), 1);
+    const char *want[] = {"race ", "sanitizers (racecheck)", "10.00/15.00", "caught\n",
+                          "MISSED (expected suite)", "sanitizers (initcheck)", "MISSED\n",
+                          "NOT GRADED\n", "full marks\n", "NOT FULL MARKS\n", "caught by"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        if (!strstr(cmd_out, want[i])) fprintf(stderr, "\n  no '%s' in:\n%s", want[i], cmd_out);
+        CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, want[i]));
+    }
+    /* every mutant caught and the solutions at full marks: exit 0 */
+    write_text(path, "race 02_race sanitizers g\nsolutions 01_clean - g\n", 0);
+    CU_ASSERT_EQUAL(run_sh(cmd), 0);
+    snprintf(path, sizeof path, "%s/rep/table.txt", dir);
+    CU_ASSERT_EQUAL(access(path, R_OK), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_sh(cmd);
+}
+
 static void test_the_grader_refuses_usage_errors_and_a_missing_gpu(void)
 {
     char cmd[1024];
@@ -1114,5 +1190,9 @@ CU_TestInfo assign_tests[] = {
      test_the_sanitizer_sizes_make_every_loop_run_twice_on_any_gpu},
     {"the sanitizer test fails a stage on a race the checks miss",
      test_the_sanitizer_test_fails_a_stage_on_a_race_the_checks_miss},
+    {"every mutant has its header and applies to the solution",
+     test_every_mutant_has_its_header_and_applies_to_the_solution},
+    {"the mutant table names what caught each and what was missed",
+     test_the_mutant_table_names_what_caught_each_and_what_was_missed},
     CU_TEST_INFO_NULL,
 };
