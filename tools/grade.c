@@ -485,10 +485,11 @@ int sanitizer_findings(const char *text)
     for (const char *p = text; *p;) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        /* racecheck may print both lines for the same findings: the larger count */
         long e = summary_count(p, n, "ERROR SUMMARY: ");
         long h = summary_count(p, n, "RACECHECK SUMMARY: ");
-        if (e >= 0) found = (found < 0 ? 0 : found) + e;
-        if (h >= 0) found = (found < 0 ? 0 : found) + h;
+        if (e > found) found = e;
+        if (h > found) found = h;
         p += n + (nl ? 1 : 0);
     }
     return found > 1000000 ? 1000000 : (int)found;
@@ -970,8 +971,10 @@ static unsigned list_op_mask(const grade_opts *o, const char *stage)
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         char name[128], op[64];
         if (strncmp(line, "  ", 2) != 0 || sscanf(line, "%127s %63s", name, op) != 2) continue;
-        mask |= !strcmp(op, "sum") ? HAS_SUM : !strcmp(op, "rowsum") ? HAS_ROWSUM
-              : !strcmp(op, "softmax") ? HAS_SOFTMAX : !strcmp(op, "logsoftmax") ? HAS_LOGSOFTMAX : 0;
+        if (!strcmp(op, "sum")) mask |= HAS_SUM;
+        else if (!strcmp(op, "rowsum")) mask |= HAS_ROWSUM;
+        else if (!strcmp(op, "softmax")) mask |= HAS_SOFTMAX;
+        else if (!strcmp(op, "logsoftmax")) mask |= HAS_LOGSOFTMAX;
     }
     free(text);
     return mask;

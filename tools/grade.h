@@ -84,8 +84,9 @@ char *output_excerpt(const char *text, size_t len, size_t tail_lines, size_t max
 
 /* What compute-sanitizer found in the text of one run's output: the errors of its
    "ERROR SUMMARY: N errors" line, or the hazards of racecheck's "RACECHECK SUMMARY: N hazards
-   displayed" line (warnings included). Returns that count, or -1 when the text has no such
-   line (the tool did not finish: it crashed or was killed). Cannot fail. */
+   displayed" line (warnings included), the larger where both are printed. Returns that count,
+   or -1 when the text has no such line (the tool did not finish: it crashed or was killed).
+   Cannot fail. */
 int sanitizer_findings(const char *text);
 
 /* The tool's first report in the text of one run's output, for a student to read: its

@@ -654,7 +654,8 @@ static void test_the_sanitizer_summary_and_first_report_are_read(void)
     }
     free(rep);
     rep = sanitizer_report(memcheck, 2); /* at most max_lines lines of the report */
-    CU_ASSERT_PTR_NOT_NULL(strstr(rep, "read of size 16 bytes\n=========     at reduce_packed_sum("));
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(rep, "read of size 16 bytes\n=========     at reduce_packed_sum("));
     CU_ASSERT_PTR_NULL(strstr(rep, "by thread"));
     free(rep);
     const char race[] = "========= COMPUTE-SANITIZER\n"
@@ -663,6 +664,9 @@ static void test_the_sanitizer_summary_and_first_report_are_read(void)
                         "=========\n"
                         "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n";
     CU_ASSERT_EQUAL(sanitizer_findings(race), 1); /* a warning fails too */
+    CU_ASSERT_EQUAL(sanitizer_findings("========= RACECHECK SUMMARY: 3 hazards displayed (3 "
+                                       "errors, 0 warnings)\n========= ERROR SUMMARY: 3 errors\n"),
+                    3); /* the same findings, counted once */
     rep = sanitizer_report(race, 8);
     CU_ASSERT_STRING_EQUAL(rep, "========= Warning: Race reported between Write access at "
                                 "k()+0x10\n=========     and Read access at k()+0x20 [4 hazards]\n"

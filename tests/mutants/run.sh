@@ -46,8 +46,10 @@ usage() {
     exit 2
 }
 
-[ -f tools/grade_batch.sh ] && [ -d "$here" ] ||
-    { echo "run.sh: run from the repository root (no $here or tools/grade_batch.sh)" >&2; exit 2; }
+if ! [ -f tools/grade_batch.sh ] || ! [ -d "$here" ]; then
+    echo "run.sh: run from the repository root (no $here or tools/grade_batch.sh)" >&2
+    exit 2
+fi
 
 # header KEY FILE: the value of KEY in the patch's header, continuation lines joined
 header() {
@@ -156,7 +158,7 @@ report() {
                     verdict = "caught"
                     k = expect == "-" ? 0 : split(expect, want, ",")
                     for (i = 1; i <= k; i++)
-                        if (!(want[i] in failed)) { verdict = "MISSED (expected " expect ")"; break }
+                        if (!(want[i] in failed)) verdict = "MISSED (expected " expect ")"
                 }
                 printf "%s\t%s\t%s\t%.2f/%.2f\t%s\n", name, stage, caught, score, max, verdict
             }')
@@ -227,7 +229,9 @@ check() {
         fi
         if [ -z "$why" ]; then
             rm -rf "$tmp/tree"
-            mkdir -p "$tmp/tree" && cp -R "$stage" "$tmp/tree/" || { why="cannot copy $stage"; }
+            if ! { mkdir -p "$tmp/tree" && cp -R "$stage" "$tmp/tree/"; }; then
+                why="cannot copy $stage"
+            fi
         fi
         if [ -z "$why" ] && ! apply_patch "$tmp/tree" "$p" >"$tmp/patch.log" 2>&1; then
             why="does not apply to the solution: $(head -n 3 "$tmp/patch.log" | tr '\n' ' ')"
@@ -254,8 +258,8 @@ check() {
         fi
     done
     rm -rf "$tmp"
-    set -- $stages
-    echo "run.sh --check: $((n - bad)) of $n mutants good, across $# stages"
+    n_stages=$(echo "$stages" | wc -w | tr -d ' ')
+    echo "run.sh --check: $((n - bad)) of $n mutants good, across $n_stages stages"
     [ $bad -eq 0 ]
 }
 
@@ -307,7 +311,7 @@ grade_all() {
         done
         apply_patch "$d" "$p" ||
             { echo "run.sh: $p does not apply (make test-mutants)" >&2; exit 1; }
-        expect=$(echo $(header Expect "$p") | tr ' ' ',')
+        expect=$(header Expect "$p" | awk '{ $1 = $1; gsub(/ /, ","); print }')
         echo "$n $s ${expect:--} $group" >>"$w/list"
         if [ ! -f "$w/groups/$group.sh" ]; then
             printf 'GRADE_FLAGS="%s" sh tools/grade_batch.sh -s %s %s %s %s >%s 2>&1\n' \
@@ -323,10 +327,10 @@ grade_all() {
         echo "solutions $s - solutions" >>"$w/list"
     done
 
-    n_groups=$(ls "$w/groups" | wc -l | tr -d ' ')
+    n_groups=$(find "$w/groups" -name '*.sh' | wc -l | tr -d ' ')
     echo "run.sh: grading $(grep -vc '^solutions ' "$w/list") mutants in $n_groups batches," \
          "$MUTANT_JOBS at a time (logs: $w/graded/*.log)"
-    ls "$w/groups"/*.sh | xargs -P "$MUTANT_JOBS" -n 1 sh
+    find "$w/groups" -name '*.sh' | LC_ALL=C sort | xargs -P "$MUTANT_JOBS" -n 1 sh
     t1=$(date +%s)
     echo "run.sh: the mutants took $((t1 - t0)) s; now the solutions, alone (timings count)"
     GRADE_FLAGS="${GRADE_FLAGS:-}" sh tools/grade_batch.sh -s "$stages_csv" "$assignment" \
@@ -335,11 +339,12 @@ grade_all() {
     echo
     report "$w"
     rc=$?
-    caught=$(awk 'NR > 1 && $1 != "solutions" && $NF == "caught"' "$w/table.txt" | wc -l)
+    caught=$(awk 'NR > 1 && $1 != "solutions" && $NF == "caught"' "$w/table.txt" | wc -l |
+        tr -d ' ')
     total=$(grep -vc '^solutions ' "$w/list")
-    full=$(awk 'NR > 1 && $1 == "solutions" && / full marks$/' "$w/table.txt" | wc -l)
+    full=$(awk 'NR > 1 && $1 == "solutions" && / full marks$/' "$w/table.txt" | wc -l | tr -d ' ')
     echo
-    echo "run.sh: $(echo $caught) of $total mutants caught; $(echo $full) of" \
+    echo "run.sh: $caught of $total mutants caught; $full of" \
          "$(echo "$stages" | wc -w | tr -d ' ') solution stages at full marks;" \
          "$((t2 - t0)) s in all (the solutions $((t2 - t1)) s); table in $w/table.txt"
     return $rc
