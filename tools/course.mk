@@ -3,13 +3,19 @@
 #   make assignment [STAGES=...]        the exercise tree: build/assignment/ and a tarball, each
 #                                       chosen stage's solution regions stubbed, answers left out
 #   make grade [STAGES=...]             grade this tree on this GPU: a table and
-#                                       build/grade/results.json (Gradescope's format)
+#                                       build/grade/results.json (Gradescope's format); the
+#                                       sanitizer test needs compute-sanitizer
 #   make test-assignment [STAGES=...]   cut an assignment and build it with nvcc, for one
 #                                       architecture (ARCH, default sm_90): the stubs compile
+#   make mutants [MUTANTS=a/b,c]        (GPU) the mutant suite, tests/mutants/run.sh: every
+#                                       mutant graded as a submission must lose its stage's
+#                                       correctness, the solutions must keep full marks
+#   make test-mutants                   (no GPU) every mutant applies to the solution and its
+#                                       .cu compiles for one architecture (ARCH, default sm_90)
 # GRADE_FLAGS passes flags to the grader, build/grader (e.g. GRADE_FLAGS="--timeout-suite 60");
 # its outputs go to build/grade/.
 
-.PHONY: assignment grade test-assignment
+.PHONY: assignment grade test-assignment mutants test-mutants
 
 TOOLS_BINS += $(BUILD)/grader
 TOOLS_LIB  += $(BUILD)/obj/tools/grade_lib.o
@@ -33,18 +39,32 @@ assignment:
 # not compile fails its own tests (with the compiler's errors) instead of stopping the
 # grading, and no program left over from an earlier build is ever graded.
 GRADE_FLAGS ?=
+# compute-sanitizer of the toolkit that builds, where it has one (else the grader looks on PATH)
+GRADE_SANITIZER = $(if $(wildcard $(CUDA_HOME)/bin/compute-sanitizer),\
+                    --compute-sanitizer $(CUDA_HOME)/bin/compute-sanitizer)
 grade: $(BUILD)/grader
-	@$(BUILD)/grader --probe --out $(BUILD)/grade
+	@$(BUILD)/grader --probe --out $(BUILD)/grade $(GRADE_SANITIZER) $(GRADE_FLAGS)
 	@rm -f $(addprefix $(BUILD)/,$(STAGES)) $(TEST_GPU)
 	@echo "make grade: building the stages and the gpu suite (log: $(BUILD)/grade/build.log)"
 	@$(MAKE) --no-print-directory -k $(addprefix $(BUILD)/,$(STAGES)) $(TEST_GPU) \
 	    >$(BUILD)/grade/build.log 2>&1 || echo "make grade: part of the build FAILED;" \
 	    "grading what built (the errors: $(BUILD)/grade/build.log)"
 	$(BUILD)/grader --stages '$(STAGES)' --build $(BUILD) --out $(BUILD)/grade \
-	    --build-log $(BUILD)/grade/build.log $(GRADE_FLAGS)
+	    --build-log $(BUILD)/grade/build.log $(GRADE_SANITIZER) $(GRADE_FLAGS)
 
 # Kept out of the host suite (which students run often) because it takes about a minute
 # of nvcc on two cores; CI runs it after make test.
 test-assignment: assignment
 	$(MAKE) -C $(BUILD)/assignment --no-print-directory BUILD=build ARCH=$(or $(ARCH),sm_90) all
 	@echo "make test-assignment: the assignment ($(STAGES)) builds with nvcc"
+
+# The mutant suite (INSTRUCTORS.md, Proving the grader). MUTANTS narrows it: NN_stage/NAME or
+# NN_stage, comma separated; MUTANT_JOBS (environment) grades that many mutants at a time.
+MUTANTS ?=
+mutants: $(BUILD)/grader $(BUILD)/assign
+	@BUILD='$(BUILD)' $(if $(CUNIT_PREFIX),CUNIT_PREFIX='$(CUNIT_PREFIX)') \
+	    sh tests/mutants/run.sh $(subst $(comma),$(space),$(MUTANTS))
+
+# CI's check that no mutant went stale: about 2 s of nvcc a mutant on two cores
+test-mutants:
+	@NVCC='$(NVCC)' ARCH='$(or $(firstword $(ARCH_LIST)),sm_90)' sh tests/mutants/run.sh --check

@@ -3,20 +3,29 @@
  *
  *   build/grader [--stages a,b] [--thresholds tools/thresholds.txt] [--build build]
  *                [--out build/grade] [--build-log FILE] [--timeout-suite S] [--timeout-check S]
- *                [--timeout-run S] [--probe] [--no-gpu-probe]
+ *                [--timeout-run S] [--sanitizers memcheck,racecheck,synccheck,initcheck|none]
+ *                [--compute-sanitizer PATH] [--probe] [--no-gpu-probe]
  *
- * Per stage, three correctness tests, each all or nothing:
+ * Per stage, four correctness tests, each all or nothing:
  *   gpu suite        GPU_TEST_STAGES=NN_name build/test_gpu
  *   program check    build/NN_name --check-only, and at the awkward sizes of `make check`
  *   standard run     build/NN_name --csv build/grade/NN_name.csv (checks, then times)
+ *   sanitizers       compute-sanitizer (each tool of --sanitizers, --error-exitcode 1) over
+ *                    build/NN_name --check-only at sizes where every loop of every kernel runs
+ *                    more than once on this GPU (sanitizer_sizes), and memcheck over the gpu
+ *                    suite's quick mode (misaligned pointers); each command under
+ *                    --timeout-check
  * and one performance test per rule of tools/thresholds.txt, scored from that run's CSV
- * (pct_of_ceiling against the rule's threshold; zero when the stage is not correct).
+ * (pct_of_ceiling against the rule's threshold; zero when the stage is not correct, that is
+ * when any correctness test failed).
  * Every child runs in its own process group under a time limit; a hang is a failed test
- * ("timed out after N s"), a crash a failed test with the end of its output.
+ * ("timed out after N s"), a crash a failed test with the end of its output; after a time-out
+ * the sanitizer test of that stage is not run (a failure).
  * Prints a table and writes build/grade/results.json (Gradescope's format); the full output
  * of every child is kept in build/grade/logs/.
  * Exit codes: 0 grading completed, whatever the score; 1 results.json cannot be written;
- * 2 usage (a bad flag, a bad thresholds file, an unknown stage); 3 no GPU.
+ * 2 usage (a bad flag, a bad thresholds file, an unknown stage); 3 no GPU, or no
+ * compute-sanitizer while the sanitizer test is on.
  * Built without main (-DCOURSE_LIB) for the host tests.
  */
 #include "grade.h"
@@ -103,9 +112,9 @@ int thresholds_parse(const char *text, const char *name, thresholds_t *t, char *
         }
         if (nf == 0) continue;
         if (strcmp(f[0], "correctness") == 0) {
-            if (nf != 5) {
-                snprintf(err, err_len, "%s:%d: correctness takes 4 fields (STAGE SUITE CHECK RUN), "
-                         "not %d", name, line_no, nf - 1);
+            if (nf != 5 && nf != 6) {
+                snprintf(err, err_len, "%s:%d: correctness takes 4 fields (STAGE SUITE CHECK RUN) "
+                         "or 5 (and SANITIZERS), not %d", name, line_no, nf - 1);
                 goto fail;
             }
             correct_rule r = {.line = line_no};
@@ -114,8 +123,9 @@ int thresholds_parse(const char *text, const char *name, thresholds_t *t, char *
                          f[1]);
                 goto fail;
             }
-            double *pts[3] = {&r.suite_points, &r.check_points, &r.run_points};
-            for (int i = 0; i < 3; i++)
+            double *pts[4] = {&r.suite_points, &r.check_points, &r.run_points,
+                              &r.sanitizer_points};
+            for (int i = 0; i < nf - 2; i++)
                 if (parse_number(f[2 + i], 0, 1e6, pts[i])) {
                     snprintf(err, err_len, "%s:%d: points '%s' are not a number >= 0", name,
                              line_no, f[2 + i]);
@@ -376,6 +386,117 @@ char *output_excerpt(const char *text, size_t len, size_t tail_lines, size_t max
 }
 
 
+/* ---- the sanitizer test ------------------------------------------------------ */
+
+/* The number after key in line (a summary line), or -1 when key is not in it. */
+static long summary_count(const char *line, size_t n, const char *key)
+{
+    char buf[512];
+    size_t m = n < sizeof buf - 1 ? n : sizeof buf - 1;
+    memcpy(buf, line, m);
+    buf[m] = '\0';
+    const char *k = strstr(buf, key);
+    if (!k) return -1;
+    char *end;
+    long v = strtol(k + strlen(key), &end, 10);
+    return end == k + strlen(key) || v < 0 ? -1 : v;
+}
+
+int sanitizer_findings(const char *text)
+{
+    long found = -1;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        /* racecheck may print both lines for the same findings: the larger count */
+        long e = summary_count(p, n, "ERROR SUMMARY: ");
+        long h = summary_count(p, n, "RACECHECK SUMMARY: ");
+        if (e > found) found = e;
+        if (h > found) found = h;
+        p += n + (nl ? 1 : 0);
+    }
+    return found > 1000000 ? 1000000 : (int)found;
+}
+
+#define SAN_PREFIX "========="
+#define SAN_LINE_MAX 160
+
+/* Appends line[0..n) to out, cut to SAN_LINE_MAX characters, and a newline. */
+static char *add_cut_line(char *o, const char *line, size_t n)
+{
+    if (n > SAN_LINE_MAX) {
+        memcpy(o, line, SAN_LINE_MAX - 3);
+        memcpy(o + SAN_LINE_MAX - 3, "...", 3);
+        o += SAN_LINE_MAX;
+    } else {
+        memcpy(o, line, n);
+        o += n;
+    }
+    *o++ = '\n';
+    return o;
+}
+
+char *sanitizer_report(const char *text, size_t max_lines)
+{
+    char *out = malloc((max_lines + 2) * (SAN_LINE_MAX + 1) + 1), *o = out;
+    if (!out) return NULL;
+    const size_t plen = strlen(SAN_PREFIX);
+    enum { BEFORE, IN, AFTER } state = BEFORE;
+    size_t taken = 0;
+    const char *summary = NULL;
+    size_t summary_len = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        const char *line = p;
+        p += n + (nl ? 1 : 0);
+        if (n && line[n - 1] == '\r') n--;
+        if (n < plen || strncmp(line, SAN_PREFIX, plen) != 0) {
+            if (state == IN) state = AFTER; /* the program's own output ends a report */
+            continue;
+        }
+        if (summary_count(line, n, "ERROR SUMMARY: ") >= 0 ||
+            summary_count(line, n, "RACECHECK SUMMARY: ") >= 0) {
+            if (!summary) { summary = line; summary_len = n; }
+            if (state == IN) state = AFTER;
+            continue;
+        }
+        size_t k = plen;
+        while (k < n && line[k] == ' ') k++;
+        int blank = k == n;
+        int header = n - k >= 17 && strncmp(line + k, "COMPUTE-SANITIZER", 17) == 0;
+        int backtrace = n - k >= 20 && strncmp(line + k, "Saved host backtrace", 20) == 0;
+        if (state == BEFORE && !blank && !header && !backtrace) state = IN;
+        else if (state == IN && (blank || backtrace || taken == max_lines)) state = AFTER;
+        if (state == IN && taken < max_lines) {
+            o = add_cut_line(o, line, n);
+            taken++;
+        }
+    }
+    if (summary && taken) o = add_cut_line(o, summary, summary_len);
+    *o = '\0';
+    return out;
+}
+
+int csv_sm_count(const char *text)
+{
+    for (const char *p = text; p && *p;) {
+        int sms = 0;
+        if (sscanf(p, "# sm_count: %d", &sms) == 1 && sms > 0) return sms;
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    return 0;
+}
+
+void sanitizer_sizes(int sms, char *n_sum, size_t n_len, char *rows, size_t rows_len)
+{
+    if (sms <= 0 || sms > 100000) sms = 132;
+    snprintf(n_sum, n_len, "1,33,1025,65537,%zu", (size_t)65536 * (size_t)sms + 7);
+    snprintf(rows, rows_len, "%zu", (size_t)32 * (size_t)sms + 3);
+}
+
+
 #ifndef COURSE_LIB
 
 #include <dirent.h>
@@ -402,6 +523,8 @@ typedef struct {
     const char *thresholds, *build, *out, *build_log;
     int t_suite, t_check, t_run;
     int probe_only, no_probe;
+    unsigned tools;              /* the sanitizer test's tools: bit i = sanitizer_tools[i] */
+    const char *sanitizer;       /* compute-sanitizer, as given or found */
     char stages[MAX_STAGES][GRADE_NAME_MAX];
     size_t n_stages;
 } grade_opts;
@@ -741,6 +864,204 @@ static void list_ops(const grade_opts *o, const char *stage, int *sum, int *rows
     free(text);
 }
 
+/* ---- the sanitizer test ---------------------------------------------------- */
+
+/* The tools, in the order the test runs them; --sanitizers picks a subset. */
+static const char *const sanitizer_tools[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
+#define N_SANITIZER_TOOLS 4
+#define ALL_SANITIZER_TOOLS 0xFu
+
+/* The columns of the sanitizer test's matrices (sanitizer_sizes gives the rows and n). */
+#define SAN_ROW_COLS  "1,33,2051"
+#define SAN_SOFT_COLS "1,33,1025"
+#define SAN_REPORT_LINES 8
+
+enum { HAS_SUM = 1, HAS_ROWSUM = 2, HAS_SOFTMAX = 4, HAS_LOGSOFTMAX = 8 };
+
+/* The ops the stage program lists (its --list, second column), as HAS_* bits; 0 when it
+   cannot be listed. */
+static unsigned list_op_mask(const grade_opts *o, const char *stage)
+{
+    char bin[512], log[512], msg[64];
+    snprintf(bin, sizeof bin, "%s/%s", o->build, stage);
+    snprintf(log, sizeof log, "%s/logs/%s_list.log", o->out, stage);
+    char *argv[] = {bin, "--list", NULL};
+    child_result r = run_child(argv, NULL, NULL, log, 60);
+    if (!describe(&r, 60, msg, sizeof msg)) return 0;
+    char *text = slurp(log, NULL);
+    if (!text) return 0;
+    unsigned mask = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[128], op[64];
+        if (strncmp(line, "  ", 2) != 0 || sscanf(line, "%127s %63s", name, op) != 2) continue;
+        if (!strcmp(op, "sum")) mask |= HAS_SUM;
+        else if (!strcmp(op, "rowsum")) mask |= HAS_ROWSUM;
+        else if (!strcmp(op, "softmax")) mask |= HAS_SOFTMAX;
+        else if (!strcmp(op, "logsoftmax")) mask |= HAS_LOGSOFTMAX;
+    }
+    free(text);
+    return mask;
+}
+
+/* Runs one command under compute-sanitizer (argv: its arguments after the tool's options)
+   as part of the sanitizer test: appends the command and how it ended to s and, on a finding,
+   the tool's first report (else, on a failure, the end of the output). Returns 1 when the
+   tool found nothing and the program passed; sets *timed_out, adds the run time to *seconds,
+   and on a failure puts how it ended in why. */
+static int run_sanitizer_step(str_t *s, const grade_opts *o, const char *tool, const char *env1,
+                              const char *env2, char *const argv[], const char *log,
+                              int *timed_out, double *seconds, char *why, size_t why_len)
+{
+    char *full[40];
+    int k = 0;
+    if (env1) {
+        full[k++] = "env";
+        full[k++] = (char *)env1;
+        if (env2) full[k++] = (char *)env2;
+    }
+    full[k++] = (char *)o->sanitizer;
+    full[k++] = "--tool";
+    full[k++] = (char *)tool;
+    full[k++] = "--error-exitcode";
+    full[k++] = "1";
+    full[k++] = "--print-limit"; /* printing thousands of reports costs minutes */
+    full[k++] = "10";
+    full[k++] = "--show-backtrace";
+    full[k++] = "device";
+    for (int i = 0; argv[i] && k < 39; i++) full[k++] = argv[i];
+    full[k] = NULL;
+    add_command_line(s, NULL, full);
+    child_result r = run_child(full, NULL, NULL, log, o->t_check);
+    char *text = slurp(log, NULL);
+    int found = text ? sanitizer_findings(text) : -1;
+    char how[128], msg[192];
+    int ok = describe(&r, o->t_check, how, sizeof how);
+    snprintf(msg, sizeof msg, "%s", how);
+    if (r.timed_out) {
+        ok = 0;
+    } else if (found > 0) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "%s found %d %s%s", tool, found,
+                 !strcmp(tool, "racecheck") ? "hazard" : "error", found == 1 ? "" : "s");
+    } else if (!ok) {
+        snprintf(msg, sizeof msg, "the program failed under %s: %s", tool, how);
+    } else if (found < 0) {
+        ok = 0;
+        snprintf(msg, sizeof msg, "%s wrote no summary: it did not finish", tool);
+    }
+    if (ok) str_addf(s, "%s: nothing found (%.1f s)\n", tool, r.seconds);
+    else str_addf(s, "%s (%.1f s)\n", msg, r.seconds);
+    if (!ok && text) {
+        char *rep = found > 0 ? sanitizer_report(text, SAN_REPORT_LINES) : NULL;
+        if (rep && rep[0]) str_add(s, rep);
+        else add_log_excerpt(s, log);
+        free(rep);
+    }
+    if (!ok && !why[0]) snprintf(why, why_len, "%s", msg);
+    free(text);
+    *timed_out = r.timed_out;
+    *seconds += r.seconds;
+    return ok;
+}
+
+/* The sanitizer test: every tool of o->tools over every variant of the stage with
+   --check-only at the sizes of sanitizer_sizes (the GPU's SM count from the standard run's
+   CSV), and memcheck over the gpu suite's quick mode (GPU_TEST_QUICK=1), which is where
+   pointers that are not 16-byte aligned are passed. Stops at the first finding. Not run when
+   an earlier test of the stage timed out. Returns 1 when it passed. */
+static int sanitizer_test(const grade_opts *o, const correct_rule *cr, const char *stage,
+                          const char *csv_text, int built, int suite_built, int hung,
+                          tests_t *ts)
+{
+    str_t s = {0};
+    int ok = 1, to = 0;
+    double secs = 0;
+    char why[200] = "", note[240], bin[512], suite[512], log[512];
+    snprintf(bin, sizeof bin, "%s/%s", o->build, stage);
+    snprintf(suite, sizeof suite, "%s/test_gpu", o->build);
+    if (!built) {
+        ok = 0;
+        add_not_built(&s, o, bin);
+        snprintf(why, sizeof why, "not built");
+    } else if (hung) {
+        ok = 0;
+        str_add(&s, "not run: an earlier test of this stage timed out, and a kernel that does "
+                    "not return would time out here too\n");
+        snprintf(why, sizeof why, "not run (an earlier test timed out)");
+    } else {
+        int sms = csv_text ? csv_sm_count(csv_text) : 0;
+        char n_sum[64], rows[32];
+        sanitizer_sizes(sms, n_sum, sizeof n_sum, rows, sizeof rows);
+        if (sms > 0)
+            str_addf(&s, "compute-sanitizer on every variant, at sizes where every loop runs more "
+                     "than once on this GPU's %d SMs\n", sms);
+        else
+            str_add(&s, "compute-sanitizer on every variant, at sizes where every loop runs more "
+                        "than once on 132 SMs (the standard run named no SM count)\n");
+        unsigned ops = list_op_mask(o, stage);
+        char *runs[4][12];
+        int n_runs = 0;
+        if (ops & HAS_SUM) {
+            char *r[] = {bin, "--check-only", "--op", "sum", "-n", n_sum, NULL};
+            memcpy(runs[n_runs++], r, sizeof r);
+        }
+        if (ops & HAS_ROWSUM) {
+            char *r[] = {bin, "--check-only", "--op", "rowsum", "--rows", rows, "--cols",
+                         SAN_ROW_COLS, NULL};
+            memcpy(runs[n_runs++], r, sizeof r);
+        }
+        if ((ops & (HAS_SOFTMAX | HAS_LOGSOFTMAX)) && !(ops & HAS_ROWSUM)) {
+            /* one run covers softmax and log-softmax */
+            char *r[] = {bin, "--check-only", "--rows", rows, "--cols", SAN_SOFT_COLS, NULL};
+            memcpy(runs[n_runs++], r, sizeof r);
+        } else {
+            if (ops & HAS_SOFTMAX) {
+                char *r[] = {bin, "--check-only", "--op", "softmax", "--rows", rows, "--cols",
+                             SAN_SOFT_COLS, NULL};
+                memcpy(runs[n_runs++], r, sizeof r);
+            }
+            if (ops & HAS_LOGSOFTMAX) {
+                char *r[] = {bin, "--check-only", "--op", "logsoftmax", "--rows", rows, "--cols",
+                             SAN_SOFT_COLS, NULL};
+                memcpy(runs[n_runs++], r, sizeof r);
+            }
+        }
+        if (n_runs == 0) {
+            ok = 0;
+            str_add(&s, "the program lists no variant of an op this test knows (sum, rowsum, "
+                        "softmax, logsoftmax)\n");
+            snprintf(why, sizeof why, "no variants listed");
+        }
+        char stages_env[GRADE_NAME_MAX + 32];
+        snprintf(stages_env, sizeof stages_env, "GPU_TEST_STAGES=%s", stage);
+        for (int t = 0; t < N_SANITIZER_TOOLS && ok; t++) {
+            if (!(o->tools & (1u << t))) continue;
+            const char *tool = sanitizer_tools[t];
+            for (int i = 0; i < n_runs && ok; i++) {
+                snprintf(log, sizeof log, "%s/logs/%s_%s_%d.log", o->out, stage, tool, i + 1);
+                ok = run_sanitizer_step(&s, o, tool, NULL, NULL, runs[i], log, &to, &secs, why,
+                                        sizeof why);
+            }
+            /* the program always allocates its own, aligned buffers: the gpu suite's quick mode
+               passes pointers off 16-byte boundaries */
+            if (ok && t == 0 && suite_built) {
+                char *r[] = {suite, NULL};
+                snprintf(log, sizeof log, "%s/logs/%s_%s_suite.log", o->out, stage, tool);
+                ok = run_sanitizer_step(&s, o, tool, "GPU_TEST_QUICK=1", stages_env, r, log, &to,
+                                        &secs, why, sizeof why);
+            }
+        }
+        if (!ok && n_runs)
+            str_add(&s, "(the sanitizer stops at its first finding; the runs after it were "
+                        "not made)\n");
+    }
+    if (ok) snprintf(note, sizeof note, "passed (%.0f s)", secs);
+    else snprintf(note, sizeof note, "FAILED: %s", why);
+    add_test(ts, stage, "sanitizers", ok ? cr->sanitizer_points : 0, cr->sanitizer_points, ok,
+             s.p, note);
+    return ok;
+}
+
 static void grade_stage(const grade_opts *o, const thresholds_t *t, const char *stage, tests_t *ts)
 {
     const correct_rule *cr = thresholds_correctness(t, stage);
@@ -749,7 +1070,7 @@ static void grade_stage(const grade_opts *o, const thresholds_t *t, const char *
     snprintf(suite, sizeof suite, "%s/test_gpu", o->build);
     snprintf(csv, sizeof csv, "%s/%s.csv", o->out, stage);
     int built = access(bin, X_OK) == 0, suite_built = access(suite, X_OK) == 0;
-    int correct = 1;
+    int correct = 1, hung = 0; /* hung: a test timed out */
 
     /* (a) the gpu suite, filtered to this stage */
     {
@@ -776,6 +1097,7 @@ static void grade_stage(const grade_opts *o, const thresholds_t *t, const char *
         add_test(ts, stage, "gpu suite", ok ? cr->suite_points : 0, cr->suite_points, ok, s.p,
                  note);
         correct &= ok;
+        hung |= to;
     }
 
     /* (b) the program's own check: default size, then the awkward sizes of make check */
@@ -818,6 +1140,7 @@ static void grade_stage(const grade_opts *o, const thresholds_t *t, const char *
         add_test(ts, stage, "program check, awkward sizes", ok ? cr->check_points : 0,
                  cr->check_points, ok, s.p, note);
         correct &= ok;
+        hung |= to;
     }
 
     /* (c) the standard size, checked and timed; its CSV feeds the performance tests */
@@ -851,7 +1174,13 @@ static void grade_stage(const grade_opts *o, const thresholds_t *t, const char *
         add_test(ts, stage, "standard size, checked and timed", ok ? cr->run_points : 0,
                  cr->run_points, ok, s.p, note);
         correct &= ok;
+        hung |= to;
     }
+
+    /* (d) compute-sanitizer over every variant: a race or an uninitialised read that the checks
+       cannot see fails the stage's correctness */
+    if (o->tools)
+        correct &= sanitizer_test(o, cr, stage, csv_text, built, suite_built, hung, ts);
 
     /* performance: each rule of this stage against the standard run's CSV */
     for (size_t i = 0; i < t->n_perf; i++) {
@@ -981,7 +1310,8 @@ static int usage(const char *prog, const char *why)
     fprintf(stderr,
             "usage: %s [--stages a,b] [--thresholds FILE] [--build DIR] [--out DIR]\n"
             "       [--build-log FILE] [--timeout-suite S] [--timeout-check S] [--timeout-run S]\n"
-            "       [--probe] [--no-gpu-probe]\n"
+            "       [--sanitizers memcheck,racecheck,synccheck,initcheck|none]\n"
+            "       [--compute-sanitizer PATH] [--probe] [--no-gpu-probe]\n"
             "Run from the repository root (or a generated assignment's root).\n", prog);
     return 2;
 }
@@ -992,6 +1322,55 @@ static int parse_seconds(const char *s, int *out)
     if (parse_number(s, 1, 86400, &x)) return -1;
     *out = (int)x;
     return 0;
+}
+
+/* Parses --sanitizers: "none", or a comma list of sanitizer_tools. Returns 0, or -1. */
+static int parse_tools(const char *v, unsigned *tools)
+{
+    if (!strcmp(v, "none")) {
+        *tools = 0;
+        return 0;
+    }
+    char buf[256];
+    if (snprintf(buf, sizeof buf, "%s", v) >= (int)sizeof buf) return -1;
+    unsigned mask = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        int found = 0;
+        for (int t = 0; t < N_SANITIZER_TOOLS; t++)
+            if (!strcmp(tok, sanitizer_tools[t])) { mask |= 1u << t; found = 1; }
+        if (!found) return -1;
+    }
+    if (!mask) return -1;
+    *tools = mask;
+    return 0;
+}
+
+/* Finds compute-sanitizer when the sanitizer test runs: --compute-sanitizer, else the PATH,
+   else /usr/local/cuda/bin. Returns 0, or 3 with one line on stderr when there is none. */
+static int find_sanitizer(grade_opts *o)
+{
+    static char found[4096];
+    if (!o->tools) return 0;
+    if (o->sanitizer) {
+        if (access(o->sanitizer, X_OK) == 0) return 0;
+        fprintf(stderr, "grade: --compute-sanitizer %s: no such program\n", o->sanitizer);
+        return 3;
+    }
+    const char *path = getenv("PATH");
+    char dirs[4096];
+    snprintf(dirs, sizeof dirs, "%s:/usr/local/cuda/bin", path ? path : "");
+    for (char *d = strtok(dirs, ":"); d; d = strtok(NULL, ":")) {
+        if (!*d) continue;
+        snprintf(found, sizeof found, "%s/compute-sanitizer", d);
+        if (access(found, X_OK) == 0) {
+            o->sanitizer = found;
+            return 0;
+        }
+    }
+    fprintf(stderr, "grade: compute-sanitizer not found (PATH, /usr/local/cuda/bin): the sanitizer "
+            "test needs it (it comes with the CUDA toolkit); name it with --compute-sanitizer "
+            "PATH, or grade without that test: --sanitizers none\n");
+    return 3;
 }
 
 /* Probes for a GPU with `nvidia-smi -L`. Returns 1 and the first GPU line (without its
@@ -1022,7 +1401,7 @@ static int probe_gpu(const grade_opts *o, char *name, size_t n)
 int main(int argc, char **argv)
 {
     grade_opts o = {.thresholds = "tools/thresholds.txt", .build = "build", .out = "build/grade",
-                    .t_suite = 180, .t_check = 90, .t_run = 180};
+                    .t_suite = 180, .t_check = 90, .t_run = 180, .tools = ALL_SANITIZER_TOOLS};
     const char *stages_arg = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1037,6 +1416,15 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--build")) o.build = v;
         else if (!strcmp(a, "--out")) o.out = v;
         else if (!strcmp(a, "--build-log")) o.build_log = v;
+        else if (!strcmp(a, "--compute-sanitizer")) o.sanitizer = v;
+        else if (!strcmp(a, "--sanitizers")) {
+            if (parse_tools(v, &o.tools)) {
+                char why[300];
+                snprintf(why, sizeof why, "--sanitizers takes a comma list of memcheck, racecheck, "
+                         "synccheck and initcheck, or none; not '%s'", v);
+                return usage(argv[0], why);
+            }
+        }
         else if (!strcmp(a, "--timeout-suite") || !strcmp(a, "--timeout-check") ||
                  !strcmp(a, "--timeout-run")) {
             int *t = a[10] == 's' ? &o.t_suite : a[10] == 'c' ? &o.t_check : &o.t_run;
@@ -1066,7 +1454,7 @@ int main(int argc, char **argv)
                 "grading needs one\n");
         return 3;
     }
-    if (o.probe_only) return 0;
+    if (o.probe_only) return find_sanitizer(&o);
 
     /* the thresholds, then the stages; every problem here is a usage error */
     char *text = slurp(o.thresholds, NULL);
@@ -1110,6 +1498,7 @@ int main(int argc, char **argv)
                     o.stages[i]);
             return 2;
         }
+    if ((rc = find_sanitizer(&o)) != 0) return rc;
 
     double t0 = now_s();
     printf("grade: %zu stage%s on %s; logs in %s\n", o.n_stages, o.n_stages == 1 ? "" : "s", gpu,
@@ -1127,7 +1516,8 @@ int main(int argc, char **argv)
     double seconds = now_s() - t0;
     char summary[1024], results[600];
     snprintf(summary, sizeof summary, "Graded on %s in %.0f s: %.2f of %.2f points. Correctness: "
-             "the gpu suite, the program's own check at awkward sizes and the standard size. "
+             "the gpu suite, the program's own check at awkward sizes, the standard size and "
+             "compute-sanitizer (races, out-of-bounds and uninitialised reads, barriers). "
              "Performance: percent of the bandwidth ceiling measured in the same run, against "
              "the thresholds of tools/thresholds.txt (zero while a stage is not correct).",
              gpu, seconds, total, max);

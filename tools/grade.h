@@ -8,11 +8,13 @@
 
 #define GRADE_NAME_MAX 64
 
-/* "correctness STAGE SUITE CHECK RUN": all-or-nothing points of the stage's three
-   correctness tests (gpu suite, program check at awkward sizes, standard-size run). */
+/* "correctness STAGE SUITE CHECK RUN [SANITIZERS]": all-or-nothing points of the stage's
+   correctness tests (gpu suite, program check at awkward sizes, standard-size run, and the
+   compute-sanitizer test; without the fifth field that test earns no points but still
+   decides, with the others, whether the stage is correct). */
 typedef struct {
     char stage[GRADE_NAME_MAX];
-    double suite_points, check_points, run_points;
+    double suite_points, check_points, run_points, sanitizer_points;
     int line;
 } correct_rule;
 
@@ -78,5 +80,34 @@ char *json_string(const char *s, size_t len);
    lines; the whole text when it has at most 2 * tail_lines lines. Cut to max_bytes.
    Returns a malloc'd string, or NULL when memory runs out. */
 char *output_excerpt(const char *text, size_t len, size_t tail_lines, size_t max_bytes);
+
+/* ---- the sanitizer test ---------------------------------------------------- */
+
+/* What compute-sanitizer found in the text of one run's output: the errors of its
+   "ERROR SUMMARY: N errors" line, or the hazards of racecheck's "RACECHECK SUMMARY: N hazards
+   displayed" line (warnings included), the larger where both are printed. Returns that count,
+   or -1 when the text has no such line (the tool did not finish: it crashed or was killed).
+   Cannot fail. */
+int sanitizer_findings(const char *text);
+
+/* The tool's first report in the text of one run's output, for a student to read: its
+   "=========" lines from the first that names a finding, up to max_lines of them, stopping
+   at the blank "=========" that ends the report or at its host backtrace, each line cut to
+   160 characters; then the summary line. "" when the text holds no report. Returns a
+   malloc'd string, or NULL when memory runs out. */
+char *sanitizer_report(const char *text, size_t max_lines);
+
+/* The SM count of the GPU that wrote a results CSV (its "# sm_count: N" line), or 0 when the
+   text has none. */
+int csv_sm_count(const char *text);
+
+/* The sizes the sanitizer test checks, from the GPU's SM count (sms > 0; another value is
+   taken as 132): full sums of n_sum = 1, 33, 1025, 65537 and 65536 x sms + 7 floats (more
+   than two unrolled laps of 16-byte packs for every thread of a grid that fills the GPU, then
+   a tail), and matrices of rows = 32 x sms + 3 (more rows than the GPU holds blocks of 64 or
+   more threads, so each block loops over rows and its block reduce runs back to back) by
+   1, 33 and 2051 columns for row sums (odd rows start off 16-byte boundaries; a row is two
+   laps of packs for 256 threads) and 1, 33, 1025 for softmax. Fills the comma lists. */
+void sanitizer_sizes(int sms, char *n_sum, size_t n_len, char *rows, size_t rows_len);
 
 #endif /* GRADE_H */

@@ -505,6 +505,128 @@ static void test_an_output_excerpt_keeps_the_failures_and_the_tail(void)
     free(ex);
 }
 
+static void test_a_correctness_rule_may_give_the_sanitizer_test_points(void)
+{
+    thresholds_t t;
+    const char text[] = "correctness 01_naive 4 3 3 2.5\ncorrectness 02_strided 4 3 3\n";
+    CU_ASSERT_EQUAL_FATAL(thresholds_parse(text, "th.txt", &t, err, sizeof err), 0);
+    const correct_rule *a = thresholds_correctness(&t, "01_naive");
+    const correct_rule *b = thresholds_correctness(&t, "02_strided");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_DOUBLE_EQUAL(a->sanitizer_points, 2.5, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(a->run_points, 3, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(b->sanitizer_points, 0, 1e-12); /* four fields: no points */
+    thresholds_free(&t);
+    const char *bad[][2] = {
+        {"correctness 01_naive 4 3 3 -1\n", "points"},
+        {"correctness 01_naive 4 3 3 x\n", "points"},
+        {"correctness 01_naive 4 3 3 3 3\n", "not 6"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CU_ASSERT_EQUAL(thresholds_parse(bad[i][0], "th.txt", &t, err, sizeof err), -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, "th.txt:1: "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i][1]));
+    }
+}
+
+static void test_the_sanitizer_summary_and_first_report_are_read(void)
+{
+    const char memcheck[] =
+        "========= COMPUTE-SANITIZER\n"
+        "02_strided: Strided and sequential addressing\n"
+        "========= Invalid __global__ read of size 16 bytes\n"
+        "=========     at reduce_packed_sum(const float *, float *, unsigned long)+0x1f0 in "
+        "/home/student/course/05_packed/packed.cu:187 and this line goes on and on past what "
+        "a student needs to read, long enough to be cut\n"
+        "=========     by thread (3,0,0) in block (0,0,0)\n"
+        "=========     Address 0x7f0000000004 is misaligned\n"
+        "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
+        "=========         Host Frame: [0x2f6d0] in libcuda.so.1\n"
+        "=========\n"
+        "========= Invalid __global__ read of size 16 bytes\n"
+        "=========     at reduce_packed_sum(const float *, float *, unsigned long)+0x1f0\n"
+        "=========\n"
+        "packed_sum sum f32 n=33 - - - - - FAIL (max |err| 2)\n"
+        "========= ERROR SUMMARY: 2 errors\n";
+    CU_ASSERT_EQUAL(sanitizer_findings(memcheck), 2);
+    char *rep = sanitizer_report(memcheck, 8);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+    CU_ASSERT_PTR_NOT_NULL(strstr(rep, "========= Invalid __global__ read of size 16 bytes\n"
+                                       "=========     at reduce_packed_sum("));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rep, "is misaligned\n========= ERROR SUMMARY: 2 errors\n"));
+    CU_ASSERT_PTR_NULL(strstr(rep, "Host Frame")); /* the host backtrace is noise */
+    CU_ASSERT_PTR_NULL(strstr(rep, "COMPUTE-SANITIZER"));
+    CU_ASSERT_PTR_NULL(strstr(rep, "+0x1f0\n=========\n")); /* only the first report */
+    CU_ASSERT_PTR_NOT_NULL(strstr(rep, "...\n"));             /* the long line, cut */
+    for (char *line = rep; *line;) {
+        char *nl = strchr(line, '\n');
+        CU_ASSERT((nl ? (size_t)(nl - line) : strlen(line)) <= 160);
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    free(rep);
+    rep = sanitizer_report(memcheck, 2); /* at most max_lines lines of the report */
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(rep, "read of size 16 bytes\n=========     at reduce_packed_sum("));
+    CU_ASSERT_PTR_NULL(strstr(rep, "by thread"));
+    free(rep);
+    const char race[] = "========= COMPUTE-SANITIZER\n"
+                        "========= Warning: Race reported between Write access at k()+0x10\n"
+                        "=========     and Read access at k()+0x20 [4 hazards]\n"
+                        "=========\n"
+                        "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n";
+    CU_ASSERT_EQUAL(sanitizer_findings(race), 1); /* a warning fails too */
+    CU_ASSERT_EQUAL(sanitizer_findings("========= RACECHECK SUMMARY: 3 hazards displayed (3 "
+                                       "errors, 0 warnings)\n========= ERROR SUMMARY: 3 errors\n"),
+                    3); /* the same findings, counted once */
+    rep = sanitizer_report(race, 8);
+    CU_ASSERT_STRING_EQUAL(rep, "========= Warning: Race reported between Write access at "
+                                "k()+0x10\n=========     and Read access at k()+0x20 [4 hazards]\n"
+                                "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 "
+                                "warning)\n");
+    free(rep);
+    const char clean[] = "========= COMPUTE-SANITIZER\nv sum f32 n=1 ok\n"
+                         "========= ERROR SUMMARY: 0 errors\n";
+    CU_ASSERT_EQUAL(sanitizer_findings(clean), 0);
+    rep = sanitizer_report(clean, 8);
+    CU_ASSERT_STRING_EQUAL(rep, "");
+    free(rep);
+    /* killed or crashed before its summary: not a pass */
+    CU_ASSERT_EQUAL(sanitizer_findings("========= COMPUTE-SANITIZER\nv sum f32 n=1 ok\n"), -1);
+    CU_ASSERT_EQUAL(sanitizer_findings(""), -1);
+}
+
+static void test_the_sanitizer_sizes_make_every_loop_run_twice_on_any_gpu(void)
+{
+    char n_sum[64], rows[32];
+    static const int sms[] = {1, 46, 108, 132, 148, 170, 188};
+    for (size_t i = 0; i < sizeof sms / sizeof sms[0]; i++) {
+        sanitizer_sizes(sms[i], n_sum, sizeof n_sum, rows, sizeof rows);
+        const char *big = strrchr(n_sum, ',');
+        CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+        size_t n = strtoull(big + 1, NULL, 10), r = strtoull(rows, NULL, 10);
+        /* every thread of a full GPU (at most 2048 threads an SM) does two unrolled laps of
+           four 16-byte packs, then a tail of 3 floats */
+        CU_ASSERT(n >= 2 * 4 * 4 * (size_t)2048 * sms[i]);
+        CU_ASSERT(n % 4 == 3);
+        /* more rows than the GPU holds blocks of 64 threads: each loops over rows */
+        CU_ASSERT(r > (size_t)32 * sms[i]);
+        CU_ASSERT(!strncmp(n_sum, "1,33,1025,65537,", 16));
+    }
+    sanitizer_sizes(132, n_sum, sizeof n_sum, rows, sizeof rows);
+    CU_ASSERT_STRING_EQUAL(n_sum, "1,33,1025,65537,8650759");
+    CU_ASSERT_STRING_EQUAL(rows, "4227");
+    char n0[64], r0[32];
+    sanitizer_sizes(0, n0, sizeof n0, r0, sizeof r0); /* unknown: an H100's 132 */
+    CU_ASSERT_STRING_EQUAL(n0, n_sum);
+    CU_ASSERT_STRING_EQUAL(r0, rows);
+    CU_ASSERT_EQUAL(csv_sm_count("# gpu: NVIDIA H100\n# cuda: 13.0\n"
+                                 "# sm_count: 132 l2_bytes: 52428800 compute_capability: 9.0\n"
+                                 "gpu,stage\n"), 132);
+    CU_ASSERT_EQUAL(csv_sm_count("gpu,stage\nx,# sm_count: 5\n"), 0);
+    CU_ASSERT_EQUAL(csv_sm_count(""), 0);
+}
+
 /* ---- the grader, run against stand-in programs ------------------------------ */
 
 /* A minimal JSON validator: returns the position after one value, or NULL. */
@@ -556,6 +678,52 @@ static const char *json_value(const char *p, int depth)
     char *end;
     strtod(p, &end);
     return end == p ? NULL : end;
+}
+
+/* A stand-in for compute-sanitizer: runs the program after its options, logs each call
+   ("TOOL QUICK PROGRAM ARGS", QUICK the value of GPU_TEST_QUICK) to sanitizer.calls in the
+   current directory, and reports a race under racecheck for a program named *_race and an
+   uninitialised read under initcheck for one named *_uninit; else a clean summary and the
+   program's exit code, as the real tool does with --error-exitcode. */
+static void write_fake_sanitizer(const char *path)
+{
+    write_text(path,
+               "#!/bin/sh\n"
+               "tool=memcheck\n"
+               "while [ $# -gt 0 ]; do\n"
+               "  case $1 in\n"
+               "  --tool) tool=$2; shift 2 ;;\n"
+               "  --error-exitcode|--print-limit|--show-backtrace) shift 2 ;;\n"
+               "  *) break ;;\n"
+               "  esac\n"
+               "done\n"
+               "echo \"$tool ${GPU_TEST_QUICK:--} $*\" >>sanitizer.calls\n"
+               "echo '========= COMPUTE-SANITIZER'\n"
+               "\"$@\"; rc=$?\n"
+               "case $tool:$(basename \"$1\") in\n"
+               "racecheck:*_race)\n"
+               "  echo '========= Error: Race reported between Write access at "
+               "rowsum(const float *)+0x2d0 in r.cu:81'\n"
+               "  echo '=========     and Read access at rowsum(const float *)+0x350 in r.cu:86 "
+               "[1024 hazards]'\n"
+               "  echo '========='\n"
+               "  echo '========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)'\n"
+               "  exit 1 ;;\n"
+               "initcheck:*_uninit)\n"
+               "  echo '========= Uninitialized __global__ memory read of size 4 bytes'\n"
+               "  echo '=========     at k(const float *)+0x70 in u.cu:40'\n"
+               "  echo '=========     by thread (33,0,0) in block (0,0,0)'\n"
+               "  echo '=========     Saved host backtrace up to driver entry point'\n"
+               "  echo '=========         Host Frame: [0x1] in libcuda.so.1'\n"
+               "  echo '========='\n"
+               "  echo '========= ERROR SUMMARY: 1 error'\n"
+               "  exit 1 ;;\n"
+               "racecheck:*) echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, "
+               "0 warnings)' ;;\n"
+               "*) echo '========= ERROR SUMMARY: 0 errors' ;;\n"
+               "esac\n"
+               "exit $rc\n",
+               1);
 }
 
 /* 1 if pid is a live process; a zombie (killed, not yet reaped by its new parent) is not. */
@@ -629,8 +797,10 @@ static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
                "performance 04_wrong v sum f32 40 4\n", 0);
     snprintf(cmd, sizeof cmd,
              "cd %s && '%s/grader' --no-gpu-probe --timeout-suite 1 --timeout-check 1 "
-             "--timeout-run 1",
-             dir, build_dir());
+             "--timeout-run 1 --compute-sanitizer %s/sanitizer",
+             dir, build_dir(), dir);
+    snprintf(path, sizeof path, "%s/sanitizer", dir);
+    write_fake_sanitizer(path);
     CU_ASSERT_EQUAL(run_sh(cmd), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "timed out"));
     snprintf(path, sizeof path, "%s/build/grade/results.json", dir);
@@ -670,6 +840,202 @@ static void test_the_grader_survives_a_hang_a_crash_and_a_wrong_result(void)
     }
     if (f) fclose(f);
     CU_ASSERT_EQUAL(hung, 3); /* the suite, the first check, the standard run */
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_sh(cmd);
+}
+
+/* Three stand-in stages whose checks all pass: one clean, one with a race that only
+   racecheck sees, one with an uninitialised read that only initcheck sees. */
+static void make_sanitizer_tree(const char *dir)
+{
+    char path[1024], cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p 01_clean 02_race 03_uninit build tools", dir);
+    CU_ASSERT_FATAL(run_sh(cmd) == 0);
+    snprintf(path, sizeof path, "%s/build/test_gpu", dir);
+    write_text(path, "#!/bin/sh\necho 'gpu: 3 passed, 0 failed, 0 skipped in 0.1 s'\n", 1);
+    const char *program =
+        "#!/bin/sh\n"
+        "stage=$(basename \"$0\")\n"
+        "case \"$*\" in *--list*) echo \"$stage: x\"\n"
+        "  echo '  v                        sum        f32->f32  idea'\n"
+        "  echo '  r                        rowsum     f32->f32  idea'; exit 0 ;; esac\n"
+        "if [ \"$1\" = --csv ]; then\n"
+        "  { echo '# gpu: test'; echo '# sm_count: 100 l2_bytes: 1 compute_capability: 9.0'\n"
+        "    echo 'gpu,stage,variant,op,dtype,rows,cols,bytes,median_us,min_us,gbps,"
+        "ceiling_gbps,pct_of_ceiling,max_err,check'\n"
+        "    echo \"t,$stage,v,sum,f32,1,1,4,1,1,95,100,95.00,0,ok\"; } >> \"$2\"\n"
+        "fi\n"
+        "exit 0\n";
+    const char *stages[] = {"01_clean", "02_race", "03_uninit"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/build/%s", dir, stages[i]);
+        write_text(path, program, 1);
+    }
+    snprintf(path, sizeof path, "%s/tools/thresholds.txt", dir);
+    write_text(path,
+               "correctness 01_clean 4 3 3 3\ncorrectness 02_race 4 3 3 3\n"
+               "correctness 03_uninit 4 3 3 3\n"
+               "performance 01_clean v sum f32 90 2\nperformance 02_race v sum f32 90 2\n", 0);
+    snprintf(path, sizeof path, "%s/sanitizer", dir);
+    write_fake_sanitizer(path);
+}
+
+static void test_the_sanitizer_test_fails_a_stage_on_a_race_the_checks_miss(void)
+{
+    char dir[] = "/tmp/reduce-grade-san-XXXXXX", path[1024], cmd[4096];
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    make_sanitizer_tree(dir);
+    snprintf(cmd, sizeof cmd, "cd %s && '%s/grader' --no-gpu-probe --compute-sanitizer "
+             "%s/sanitizer", dir, build_dir(), dir);
+    CU_ASSERT_EQUAL(run_sh(cmd), 0);
+    snprintf(path, sizeof path, "%s/build/grade/results.json", dir);
+    char *json = read_all(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    const char *end = json_value(json, 0);
+    CU_ASSERT_PTR_NOT_NULL(end);
+    /* 01: 13 + 2; 02 and 03: the gpu suite, the check and the run (10 each), no
+       performance points */
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"score\": 35.00,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"name\": \"01_clean: sanitizers\", \"score\": 3.00, "
+                                        "\"max_score\": 3.00, \"status\": \"passed\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"name\": \"02_race: sanitizers\", \"score\": 0.00, "
+                                        "\"max_score\": 3.00, \"status\": \"failed\""));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"name\": \"02_race: performance v sum f32\", "
+                                        "\"score\": 0.00"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "racecheck found 1 hazard"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "Race reported between Write access"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "initcheck found 1 error"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "by thread (33,0,0)"));
+    CU_ASSERT_PTR_NULL(strstr(json, "Host Frame"));
+    free(json);
+    /* the sizes come from the standard run's SM count (100); every tool runs with
+       --error-exitcode 1; memcheck also runs the gpu suite's quick mode on the stage; a
+       finding stops the test */
+    snprintf(path, sizeof path, "%s/sanitizer.calls", dir);
+    char *calls = read_all(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(calls);
+    CU_ASSERT_PTR_NOT_NULL(strstr(calls, "memcheck - build/01_clean --check-only --op sum "
+                                         "-n 1,33,1025,65537,6553607\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(calls, "racecheck - build/01_clean --check-only --op rowsum "
+                                         "--rows 3203 --cols 1,33,2051\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(calls, "memcheck 1 build/test_gpu\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(calls, "synccheck - build/01_clean"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(calls, "initcheck - build/01_clean"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(calls, "racecheck - build/02_race --check-only --op sum"));
+    CU_ASSERT_PTR_NULL(strstr(calls, "racecheck - build/02_race --check-only --op rowsum"));
+    CU_ASSERT_PTR_NULL(strstr(calls, "synccheck - build/02_race"));
+    free(calls);
+    snprintf(path, sizeof path, "%s/build/grade/logs/02_race_racecheck_1.log", dir);
+    CU_ASSERT_EQUAL(access(path, R_OK), 0); /* the tool's whole output is kept */
+
+    /* --sanitizers picks the tools; none drops the test (and its points) */
+    snprintf(cmd, sizeof cmd, "cd %s && rm -f sanitizer.calls && '%s/grader' --no-gpu-probe "
+             "--stages 01_clean --sanitizers racecheck --compute-sanitizer %s/sanitizer && "
+             "cat sanitizer.calls", dir, build_dir(), dir);
+    CU_ASSERT_EQUAL(run_sh(cmd), 0);
+    CU_ASSERT_PTR_NULL(strstr(cmd_out, "memcheck -"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "racecheck - build/01_clean"));
+    snprintf(cmd, sizeof cmd, "cd %s && '%s/grader' --no-gpu-probe --stages 02_race "
+             "--sanitizers none --compute-sanitizer /nonexistent", dir, build_dir());
+    CU_ASSERT_EQUAL(run_sh(cmd), 0);
+    snprintf(path, sizeof path, "%s/build/grade/results.json", dir);
+    json = read_all(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NULL(strstr(json, "sanitizers"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"score\": 12.00,")); /* 10 + the performance 2 */
+    free(json);
+    /* a bad tool name is a usage error; a missing compute-sanitizer says so (exit 3) */
+    snprintf(cmd, sizeof cmd, "cd %s && '%s/grader' --no-gpu-probe --sanitizers memcheck,asan",
+             dir, build_dir());
+    CU_ASSERT_EQUAL(run_sh(cmd), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "--sanitizers"));
+    snprintf(cmd, sizeof cmd, "cd %s && '%s/grader' --no-gpu-probe --compute-sanitizer "
+             "/nonexistent/compute-sanitizer", dir, build_dir());
+    CU_ASSERT_EQUAL(run_sh(cmd), 3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "/nonexistent/compute-sanitizer"));
+    snprintf(cmd, sizeof cmd, "cd %s && PATH=/nonexistent '%s/grader' --no-gpu-probe --probe",
+             dir, build_dir());
+    if (access("/usr/local/cuda/bin/compute-sanitizer", X_OK) != 0) {
+        CU_ASSERT_EQUAL(run_sh(cmd), 3);
+        CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "--sanitizers none"));
+        CU_ASSERT_EQUAL(strchr(cmd_out, '\n'), cmd_out + strlen(cmd_out) - 1); /* one line */
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_sh(cmd);
+}
+
+/* The mutant suite lives in the full repository only (make assignment leaves it out). */
+static int have_mutants(void)
+{
+    if (access("tests/mutants/run.sh", R_OK) == 0) return 1;
+    printf("(no tests/mutants here: an assignment) ");
+    return 0;
+}
+
+static void test_every_mutant_has_its_header_and_applies_to_the_solution(void)
+{
+    if (!have_mutants()) return;
+    if (run_sh("command -v patch || command -v git") != 0) {
+        printf("(neither patch(1) nor git here) ");
+        return;
+    }
+    CU_ASSERT_EQUAL(run_sh("sh tests/mutants/run.sh --check --no-compile"), 0);
+    const char *line = strstr(cmd_out, "run.sh --check: ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+    unsigned good = 0, all = 0, stages = 0;
+    CU_ASSERT_EQUAL(sscanf(line, "run.sh --check: %u of %u mutants good, across %u stages", &good,
+                           &all, &stages), 3);
+    CU_ASSERT(good == all && all >= 10); /* issue 34: ten mistakes at least, five stages */
+    CU_ASSERT(stages >= 5);
+    if (strstr(cmd_out, "FAIL ")) fprintf(stderr, "\n%s", cmd_out);
+    /* a patch that no longer applies is refused */
+    char path[256], cmd[512];
+    snprintf(path, sizeof path, "tests/mutants/01_naive/zz-host-test-%ld.patch", (long)getpid());
+    write_text(path, "Mistake: m\nWhy: w\n\n--- a/01_naive/naive.cu\n+++ b/01_naive/naive.cu\n"
+                     "@@ -1,1 +1,1 @@\n-no such line\n+x\n", 0);
+    snprintf(cmd, sizeof cmd, "sh tests/mutants/run.sh --check --no-compile "
+             "01_naive/zz-host-test-%ld", (long)getpid());
+    CU_ASSERT_EQUAL(run_sh(cmd), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, "does not apply to the solution"));
+    remove(path);
+}
+
+static void test_the_mutant_table_names_what_caught_each_and_what_was_missed(void)
+{
+    if (!have_mutants()) return;
+    char dir[] = "/tmp/reduce-mutants-XXXXXX", cmd[4096], path[1024];
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    make_sanitizer_tree(dir);
+    snprintf(cmd, sizeof cmd, "cd %s && '%s/grader' --no-gpu-probe --compute-sanitizer "
+             "%s/sanitizer", dir, build_dir(), dir);
+    CU_ASSERT_EQUAL_FATAL(run_sh(cmd), 0);
+    /* the grader's own results.json, as graded/GROUP/NAME/results.json of a run */
+    snprintf(cmd, sizeof cmd,
+             "cd %s && for n in race uninit clean solutions; do mkdir -p rep/graded/g/$n && "
+             "cp build/grade/results.json rep/graded/g/$n/; done", dir);
+    CU_ASSERT_EQUAL_FATAL(run_sh(cmd), 0);
+    snprintf(path, sizeof path, "%s/rep/list", dir);
+    write_text(path,
+               "race 02_race sanitizers g\n"      /* caught where expected */
+               "uninit 03_uninit suite g\n"       /* caught, but not by the test expected */
+               "clean 01_clean - g\n"             /* nothing failed */
+               "lost 01_clean - h\n"              /* never graded */
+               "solutions 01_clean - g\n"         /* full marks */
+               "solutions 02_race - g\n", 0);     /* a solution stage that lost points */
+    snprintf(cmd, sizeof cmd, "sh tests/mutants/run.sh --report %s/rep", dir);
+    CU_ASSERT_EQUAL(run_sh(cmd), 1);
+    const char *want[] = {"race ", "sanitizers (racecheck)", "10.00/15.00", "caught\n",
+                          "MISSED (expected suite)", "sanitizers (initcheck)", "MISSED\n",
+                          "NOT GRADED\n", "full marks\n", "NOT FULL MARKS\n", "caught by"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        if (!strstr(cmd_out, want[i])) fprintf(stderr, "\n  no '%s' in:\n%s", want[i], cmd_out);
+        CU_ASSERT_PTR_NOT_NULL(strstr(cmd_out, want[i]));
+    }
+    /* every mutant caught and the solutions at full marks: exit 0 */
+    write_text(path, "race 02_race sanitizers g\nsolutions 01_clean - g\n", 0);
+    CU_ASSERT_EQUAL(run_sh(cmd), 0);
+    snprintf(path, sizeof path, "%s/rep/table.txt", dir);
+    CU_ASSERT_EQUAL(access(path, R_OK), 0);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     run_sh(cmd);
 }
@@ -728,5 +1094,17 @@ CU_TestInfo assign_tests[] = {
      test_the_grader_survives_a_hang_a_crash_and_a_wrong_result},
     {"the grader refuses usage errors and a missing GPU",
      test_the_grader_refuses_usage_errors_and_a_missing_gpu},
+    {"a correctness rule may give the sanitizer test points",
+     test_a_correctness_rule_may_give_the_sanitizer_test_points},
+    {"the sanitizer summary and first report are read",
+     test_the_sanitizer_summary_and_first_report_are_read},
+    {"the sanitizer sizes make every loop run twice on any GPU",
+     test_the_sanitizer_sizes_make_every_loop_run_twice_on_any_gpu},
+    {"the sanitizer test fails a stage on a race the checks miss",
+     test_the_sanitizer_test_fails_a_stage_on_a_race_the_checks_miss},
+    {"every mutant has its header and applies to the solution",
+     test_every_mutant_has_its_header_and_applies_to_the_solution},
+    {"the mutant table names what caught each and what was missed",
+     test_the_mutant_table_names_what_caught_each_and_what_was_missed},
     CU_TEST_INFO_NULL,
 };
