@@ -12,5 +12,6 @@ extern CU_TestInfo report_tests[];
 extern CU_TestInfo program_tests[];
 extern CU_TestInfo assign_tests[];
 extern CU_TestInfo results_tests[];
+extern CU_TestInfo multi_gpu_tests[];
 
 #endif

@@ -15,6 +15,7 @@ int main(void)
         {"program: exit codes of the stage binaries", NULL, NULL, NULL, NULL, program_tests},
         {"course: assignment generator and grader", NULL, NULL, NULL, NULL, assign_tests},
         {"results: the CSV reader, tables and targets", NULL, NULL, NULL, NULL, results_tests},
+        {"multi-GPU: parts, --gpus, bus bytes, all-reduce checks", NULL, NULL, NULL, NULL, multi_gpu_tests},
         CU_SUITE_INFO_NULL,
     };
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
