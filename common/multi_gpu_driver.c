@@ -553,6 +553,12 @@ static void upload_set(team_run *r, const shape_t *sh, int set, float *h_buf, do
             CHECK_CUDA(cudaMemcpy(r->d_in[q], h_buf + b, r->in_len[q] * sizeof(float), cudaMemcpyHostToDevice));
         }
     }
+    /* a copy from pageable memory (where pinned memory was refused) may still be in flight on the
+       legacy stream, which the ranks' streams do not wait for */
+    for (int q = 0; q < t->count; q++) {
+        CHECK_CUDA(cudaSetDevice(t->dev[q]));
+        CHECK_CUDA(cudaDeviceSynchronize());
+    }
     CHECK_CUDA(cudaSetDevice(t->dev[0]));
 }
 
@@ -633,10 +639,10 @@ static void run_shape(team_run *r, const shape_t *sh, int last_allreduce)
         for (size_t i = 0; i < st->n_variants; i++) {
             const team_variant *v = &st->variants[i];
             if (!r->selected[i] || (v->op == OP_SUM) != sum || vd[i].failed) continue;
-            if (set == 0)
+            if (set == 0) /* on the rank's own stream: ours do not wait for the legacy one */
                 for (int q = 0; q < t->count; q++) {
                     CHECK_CUDA(cudaSetDevice(t->dev[q]));
-                    CHECK_CUDA(cudaMemset(r->d_ws[q], 0, r->ws_bytes[q] ? r->ws_bytes[q] : 1));
+                    CHECK_CUDA(cudaMemsetAsync(r->d_ws[q], 0, r->ws_bytes[q] ? r->ws_bytes[q] : 1, t->stream[q]));
                 }
             check_variant(r, v, sh->n, set, ref, &abs_sum, chain, h_out, &vd[i]);
         }
@@ -751,6 +757,7 @@ static int open_run(team_run *r, int gpus)
         CHECK_CUDA(cudaMalloc(&r->d_flush[q], r->flush_bytes[q]));
         CHECK_CUDA(cudaMemset(r->d_flush[q], 0, r->flush_bytes[q]));
         CHECK_CUDA(cudaMalloc((void **)&r->d_flush_xor[q], read_stream_blocks(r->flush_bytes[q]) * 4));
+        CHECK_CUDA(cudaDeviceSynchronize()); /* the memset ran on the legacy stream */
     }
     CHECK_CUDA(cudaSetDevice(r->t.dev[0]));
     CHECK_CUDA(cudaEventCreateWithFlags(&r->fork, cudaEventDisableTiming));
