@@ -86,13 +86,15 @@ ifeq ($(origin NCCL_HOME),undefined)
 endif
 NCCL_SO := $(if $(NCCL_HOME),$(call nccl_at,$(NCCL_HOME)))
 ifneq ($(NCCL_SO),)
-  NCCL_LIBDIR := $(patsubst %/,%,$(dir $(NCCL_SO)))
-  NCCL_CFLAGS := -DHAVE_NCCL $(if $(filter-out /usr,$(NCCL_HOME)),-I$(NCCL_HOME)/include)
-  NCCL_LIBS   := -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR) \
-                 $(if $(wildcard $(NCCL_LIBDIR)/libnccl.so),-lnccl,-l:$(notdir $(NCCL_SO)))
+  NCCL_LIBDIR  := $(patsubst %/,%,$(dir $(NCCL_SO)))
+  NCCL_CFLAGS  := -DHAVE_NCCL $(if $(filter-out /usr,$(NCCL_HOME)),-I$(NCCL_HOME)/include)
+  # ahead of the toolkit's own -L and rpath: this NCCL, not another one the toolkit may hold
+  NCCL_LDFLAGS := -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR)
+  NCCL_LIB     := $(if $(wildcard $(NCCL_LIBDIR)/libnccl.so),-lnccl,-l:$(notdir $(NCCL_SO)))
 endif
 $(BUILD)/obj/08_all_reduce/%.o: NVFLAGS += $(NCCL_CFLAGS)
-$(BUILD)/08_all_reduce: LDLIBS += $(NCCL_LIBS)
+$(BUILD)/08_all_reduce $(BUILD)/test_gpu: LDFLAGS := $(NCCL_LDFLAGS) $(LDFLAGS)
+$(BUILD)/08_all_reduce $(BUILD)/test_gpu: LDLIBS += $(NCCL_LIB)
 # ---- end of NCCL ------------------------------------------------------------------------------
 
 ifdef CUNIT_PREFIX
@@ -194,7 +196,7 @@ $(TEST_GPU): $(wildcard tests/gpu/*.c) $(BUILD)/registry.c $(ALL_STAGE_OBJS) $(B
 	$(HOST_CC) $(CFLAGS) $(CUNIT_CFLAGS) -c tests/gpu/test_allreduce.c -o $(BUILD)/obj/gpu/test_allreduce.o
 	$(HOST_CC) $(CFLAGS) -c $(BUILD)/registry.c -o $(BUILD)/obj/gpu/registry.o
 	$(NVCC) $(LDFLAGS) $(BUILD)/obj/gpu/test_gpu.o $(BUILD)/obj/gpu/test_allreduce.o $(BUILD)/obj/gpu/registry.o \
-	    $(ALL_STAGE_OBJS) $(BASE_OBJ) $(BUILD)/libcommon.a $(CUNIT_LIBS) -o $@ $(LDLIBS) $(NCCL_LIBS)
+	    $(ALL_STAGE_OBJS) $(BASE_OBJ) $(BUILD)/libcommon.a $(CUNIT_LIBS) -o $@ $(LDLIBS)
 
 # GPU_TEST_STAGES narrows the gpu suite to the chosen stages (the baselines run when all do)
 test: $(TEST_HOST) $(TEST_GPU) $(STAGE_BINS) $(BUILD)/baselines tools
