@@ -21,7 +21,8 @@ int take_gpus_flag(int *argc, char **argv, int *gpus, char *err, size_t err_len)
         const char *val = NULL;
         if (strcmp(argv[i], "--gpus") == 0) {
             if (i + 1 >= *argc) {
-                snprintf(err, err_len, "--gpus needs a value: the number of GPUs, 1 .. %d", TEAM_MAX_GPUS);
+                snprintf(err, err_len, "--gpus needs a value: the number of GPUs, 1 .. %d",
+                         TEAM_MAX_GPUS);
                 return EXIT_USAGE;
             }
             val = argv[++i];
@@ -35,7 +36,8 @@ int take_gpus_flag(int *argc, char **argv, int *gpus, char *err, size_t err_len)
         errno = 0;
         long g = (*val >= '0' && *val <= '9') ? strtol(val, &end, 10) : 0;
         if (errno || !end || *end != '\0' || g < 1 || g > TEAM_MAX_GPUS) {
-            snprintf(err, err_len, "--gpus '%s': expected a number of GPUs, 1 .. %d", val, TEAM_MAX_GPUS);
+            snprintf(err, err_len, "--gpus '%s': expected a number of GPUs, 1 .. %d", val,
+                     TEAM_MAX_GPUS);
             return EXIT_USAGE;
         }
         *gpus = (int)g;
@@ -62,8 +64,10 @@ static uint64_t rank_seed(uint64_t seed, int set, int rank)
 
 void team_fill(float *x, size_t n, int set, int rank, uint64_t seed)
 {
-    if (set == TEAM_SET_INTS) fill_signed_ints(x, n, rank_seed(seed, set, rank));
-    else fill_uniform(x, n, 0.0f, 1.0f, rank_seed(seed, set, rank));
+    if (set == TEAM_SET_INTS)
+        fill_signed_ints(x, n, rank_seed(seed, set, rank));
+    else
+        fill_uniform(x, n, 0.0f, 1.0f, rank_seed(seed, set, rank));
 }
 
 typedef struct {

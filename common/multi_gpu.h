@@ -46,8 +46,8 @@ typedef struct {
 } gpu_team;
 
 typedef struct {
-    const char *name;   /* snake_case, unique in the stage: "ring" */
-    const char *idea;   /* one line */
+    const char *name; /* snake_case, unique in the stage: "ring" */
+    const char *idea; /* one line */
     /* OP_SUM: n floats split across the ranks (rank r holds part r of part_begin), their total
        on every rank (d_out[r][0]). OP_ALLREDUCE: n floats on every rank, their element-wise sum
        in d_out[r][0 .. n) on every rank, the same bits everywhere. */
@@ -63,7 +63,7 @@ typedef struct {
 } team_variant;
 
 typedef struct {
-    const char *dir;    /* "08_all_reduce" */
+    const char *dir; /* "08_all_reduce" */
     const char *title;
     const team_variant *variants;
     size_t n_variants;

@@ -26,12 +26,13 @@
 #include <string.h>
 
 #define GUARD_BYTES 64 /* after every output: a write past its end changes them */
-#define GUARD_BYTE 0xA5
-#define SLACK 256      /* bytes allocated past every buffer: the guard, and libraries that read
+#define GUARD_BYTE  0xA5
+#define SLACK \
+    256 /* bytes allocated past every buffer: the guard, and libraries that read
                           whole 16-byte words past a short buffer's end stay inside it */
-#define DEFAULT_SUM_N ((size_t)1 << 28)       /* the ladder's standard full sum */
+#define DEFAULT_SUM_N       ((size_t)1 << 28) /* the ladder's standard full sum */
 #define DEFAULT_ALLREDUCE_N ((size_t)1 << 26) /* 256 MiB a GPU: far past every L2 */
-#define PAIR_ITERS 10                         /* repetitions of each pair of the peer table */
+#define PAIR_ITERS          10                /* repetitions of each pair of the peer table */
 
 /* ------------------------------------------------------------------------------------------ */
 /* The team                                                                                   */
@@ -67,7 +68,9 @@ int team_open(gpu_team *t, int gpus, char *err, size_t err_len)
         t->peer[a][a] = 1;
         for (int b = 0; b < t->count; b++) {
             int can = 0;
-            if (a == b || cudaDeviceCanAccessPeer(&can, t->dev[a], t->dev[b]) != cudaSuccess || !can) continue;
+            if (a == b || cudaDeviceCanAccessPeer(&can, t->dev[a], t->dev[b]) != cudaSuccess ||
+                !can)
+                continue;
             cudaSetDevice(t->dev[a]);
             e = cudaDeviceEnablePeerAccess(t->dev[b], 0);
             t->peer[a][b] = e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
@@ -135,8 +138,10 @@ typedef struct {
 
 static void die_cuda(cudaError_t e, const char *what)
 {
-    fprintf(stderr, "error: %s: CUDA %s (%s); a kernel fault leaves the GPU unusable: find it with "
-                    "`make sanitize`\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
+    fprintf(stderr,
+            "error: %s: CUDA %s (%s); a kernel fault leaves the GPU unusable: find it with "
+            "`make sanitize`\n",
+            what, cudaGetErrorName(e), cudaGetErrorString(e));
     exit(EXIT_CUDA);
 }
 
@@ -153,7 +158,8 @@ static void pinned_free(void *p)
 {
     unsigned int flags = 0;
     if (!p) return;
-    if (cudaHostGetFlags(&flags, p) == cudaSuccess) cudaFreeHost(p);
+    if (cudaHostGetFlags(&flags, p) == cudaSuccess)
+        cudaFreeHost(p);
     else {
         (void)cudaGetLastError();
         free(p);
@@ -166,7 +172,8 @@ static cudaError_t fork_all(team_run *r)
     const gpu_team *t = &r->t;
     cudaError_t e = cudaSetDevice(t->dev[0]);
     if (e == cudaSuccess) e = cudaEventRecord(r->fork, t->stream[0]);
-    for (int q = 1; q < t->count && e == cudaSuccess; q++) e = cudaStreamWaitEvent(t->stream[q], r->fork, 0);
+    for (int q = 1; q < t->count && e == cudaSuccess; q++)
+        e = cudaStreamWaitEvent(t->stream[q], r->fork, 0);
     return e;
 }
 
@@ -193,7 +200,8 @@ static cudaError_t flush_all(void *p, cudaStream_t s)
     for (int q = 0; q < r->t.count && e == cudaSuccess; q++) {
         e = cudaSetDevice(r->t.dev[q]);
         if (e == cudaSuccess)
-            e = read_stream_launch(r->d_flush[q], r->flush_bytes[q], r->d_flush_xor[q], r->t.stream[q]);
+            e = read_stream_launch(r->d_flush[q], r->flush_bytes[q], r->d_flush_xor[q],
+                                   r->t.stream[q]);
     }
     return e == cudaSuccess ? join_all(r) : e;
 }
@@ -202,7 +210,7 @@ typedef struct {
     team_run *r;
     const team_variant *v; /* the variant timed; NULL for a ceiling */
     size_t n;
-    int sum;               /* ceiling: the read of a sum's parts, else the copy of an all-reduce */
+    int sum; /* ceiling: the read of a sum's parts, else the copy of an all-reduce */
 } rep_ctx;
 
 /* One repetition of a variant: forked from rank 0, joined back into it. */
@@ -233,22 +241,25 @@ static cudaError_t rep_ceiling(void *p, cudaStream_t s)
         e = cudaSetDevice(t->dev[q]);
         if (e != cudaSuccess) break;
         if (c->sum)
-            e = read_stream_launch(r->d_in[q], r->in_len[q] * sizeof(float), r->d_xor[q], t->stream[q]);
+            e = read_stream_launch(r->d_in[q], r->in_len[q] * sizeof(float), r->d_xor[q],
+                                   t->stream[q]);
         else if (t->count == 1)
-            e = cudaMemcpyAsync(r->d_out[0], r->d_in[0], c->n * sizeof(float), cudaMemcpyDeviceToDevice,
-                                t->stream[0]);
+            e = cudaMemcpyAsync(r->d_out[0], r->d_in[0], c->n * sizeof(float),
+                                cudaMemcpyDeviceToDevice, t->stream[0]);
         else
-            e = cudaMemcpyPeerAsync(r->d_out[next], t->dev[next], r->d_in[q], t->dev[q], c->n * sizeof(float),
-                                    t->stream[q]);
+            e = cudaMemcpyPeerAsync(r->d_out[next], t->dev[next], r->d_in[q], t->dev[q],
+                                    c->n * sizeof(float), t->stream[q]);
     }
     cudaError_t e2 = join_all(r);
     return e != cudaSuccess ? e : e2;
 }
 
-static void time_or_die(team_run *r, rep_fn fn, void *ctx, const char *what, const char *label, timing_t *t)
+static void time_or_die(team_run *r, rep_fn fn, void *ctx, const char *what, const char *label,
+                        timing_t *t)
 {
     cudaSetDevice(r->t.dev[0]);
-    cudaError_t e = time_reps(fn, ctx, flush_all, r, r->o->warmup, r->o->iters, r->t.stream[0], label, t);
+    cudaError_t e =
+        time_reps(fn, ctx, flush_all, r, r->o->warmup, r->o->iters, r->t.stream[0], label, t);
     if (e != cudaSuccess) {
         char msg[200];
         snprintf(msg, sizeof msg, "timing %s failed", what);
@@ -261,8 +272,8 @@ static void time_or_die(team_run *r, rep_fn fn, void *ctx, const char *what, con
 
 static void table_header_team(void)
 {
-    printf("%-20s %-9s %4s %-14s %10s %10s %9s %9s %6s  %s\n", "variant", "op", "GPUs", "shape", "median_us",
-           "min_us", "GB/s", "busbw", "%ceil", "check");
+    printf("%-20s %-9s %4s %-14s %10s %10s %9s %9s %6s  %s\n", "variant", "op", "GPUs", "shape",
+           "median_us", "min_us", "GB/s", "busbw", "%ceil", "check");
 }
 
 /* For all-reduce rows GB/s is algbw (4n / time) and busbw the CSV's gbps; sums have no busbw. */
@@ -270,11 +281,14 @@ static void table_row_team(const result_row *row)
 {
     char shape[48], name[96], busbw[16] = "-";
     format_shape(row->op, row->rows, row->cols, shape, sizeof shape);
-    if (strcmp(row->stage, "baseline") == 0) snprintf(name, sizeof name, "[%s]", row->variant);
-    else snprintf(name, sizeof name, "%s", row->variant);
+    if (strcmp(row->stage, "baseline") == 0)
+        snprintf(name, sizeof name, "[%s]", row->variant);
+    else
+        snprintf(name, sizeof name, "%s", row->variant);
     if (!row->timed) {
-        printf("%-20s %-9s %4zu %-14s %10s %10s %9s %9s %6s  %s (max |err| %.3g)\n", name, op_name(row->op),
-               row->rows, shape, "-", "-", "-", "-", "-", row->ok ? "ok" : "FAIL", row->max_err);
+        printf("%-20s %-9s %4zu %-14s %10s %10s %9s %9s %6s  %s (max |err| %.3g)\n", name,
+               op_name(row->op), row->rows, shape, "-", "-", "-", "-", "-", row->ok ? "ok" : "FAIL",
+               row->max_err);
         return;
     }
     double gbps = row->gbps;
@@ -282,8 +296,9 @@ static void table_row_team(const result_row *row)
         snprintf(busbw, sizeof busbw, "%.1f", row->gbps);
         gbps = gbps_of(row->cols * sizeof(float), row->median_us);
     }
-    printf("%-20s %-9s %4zu %-14s %10.2f %10.2f %9.1f %9s %6.1f  %s\n", name, op_name(row->op), row->rows,
-           shape, row->median_us, row->min_us, gbps, busbw, row->pct_of_ceiling, row->ok ? "ok" : "FAIL");
+    printf("%-20s %-9s %4zu %-14s %10.2f %10.2f %9.1f %9s %6.1f  %s\n", name, op_name(row->op),
+           row->rows, shape, row->median_us, row->min_us, gbps, busbw, row->pct_of_ceiling,
+           row->ok ? "ok" : "FAIL");
 }
 
 static void emit(team_run *r, result_row *row)
@@ -295,8 +310,8 @@ static void emit(team_run *r, result_row *row)
     }
 }
 
-static void fill_row(team_run *r, result_row *row, const char *stage, const char *variant, op_kind op,
-                     size_t n, size_t bytes)
+static void fill_row(team_run *r, result_row *row, const char *stage, const char *variant,
+                     op_kind op, size_t n, size_t bytes)
 {
     memset(row, 0, sizeof *row);
     snprintf(row->stage, sizeof row->stage, "%s", stage);
@@ -349,7 +364,8 @@ static size_t shape_device_bytes(const team_run *r, const shape_t *sh, int q)
 {
     size_t in, out;
     shape_lens(r, sh, q, &in, &out);
-    return (in + out) * sizeof(float) + 3 * SLACK + shape_ws(r, sh, q) + read_stream_blocks(in * 4) * 4;
+    return (in + out) * sizeof(float) + 3 * SLACK + shape_ws(r, sh, q) +
+           read_stream_blocks(in * 4) * 4;
 }
 
 /* 0 if every rank holds the shape with a tenth of its free memory to spare, else the first
@@ -380,7 +396,8 @@ static void alloc_shape(team_run *r, const shape_t *sh)
         CHECK_CUDA(cudaMalloc((void **)&r->d_in[q], r->in_len[q] * sizeof(float) + SLACK));
         CHECK_CUDA(cudaMalloc((void **)&r->d_out[q], r->out_len[q] * sizeof(float) + SLACK));
         CHECK_CUDA(cudaMalloc(&r->d_ws[q], r->ws_bytes[q] ? r->ws_bytes[q] : 1));
-        CHECK_CUDA(cudaMalloc((void **)&r->d_xor[q], read_stream_blocks(r->in_len[q] * 4) * 4 + SLACK));
+        CHECK_CUDA(
+            cudaMalloc((void **)&r->d_xor[q], read_stream_blocks(r->in_len[q] * 4) * 4 + SLACK));
         r->in_view[q] = r->d_in[q];
     }
     CHECK_CUDA(cudaSetDevice(r->t.dev[0]));
@@ -406,11 +423,11 @@ static void free_shape(team_run *r)
 /* Checking                                                                                   */
 
 typedef struct {
-    int failed;         /* 1: a check failed */
-    int rank;           /* where */
-    const char *set;    /* on which input */
-    check_result res;   /* the first failure, or the last result */
-    double max_err;     /* over every rank and set */
+    int failed;       /* 1: a check failed */
+    int rank;         /* where */
+    const char *set;  /* on which input */
+    check_result res; /* the first failure, or the last result */
+    double max_err;   /* over every rank and set */
 } verdict;
 
 static void launch_or_die(team_run *r, const team_variant *v, size_t n)
@@ -421,7 +438,8 @@ static void launch_or_die(team_run *r, const team_variant *v, size_t n)
     if (e != cudaSuccess) {
         char msg[200];
         const char *detail = r->st->last_error ? r->st->last_error() : "";
-        snprintf(msg, sizeof msg, "%s/%s failed%s%s", r->st->dir, v->name, *detail ? ": " : "", detail);
+        snprintf(msg, sizeof msg, "%s/%s failed%s%s", r->st->dir, v->name, *detail ? ": " : "",
+                 detail);
         die_cuda(e, msg);
     }
 }
@@ -436,7 +454,8 @@ static void check_variant(team_run *r, const team_variant *v, size_t n, int set,
         size_t out_bytes = r->out_len[q] * sizeof(float);
         CHECK_CUDA(cudaSetDevice(t->dev[q]));
         CHECK_CUDA(cudaMemsetAsync(r->d_out[q], 0xFF, out_bytes, t->stream[q]));
-        CHECK_CUDA(cudaMemsetAsync((char *)r->d_out[q] + out_bytes, GUARD_BYTE, GUARD_BYTES, t->stream[q]));
+        CHECK_CUDA(cudaMemsetAsync((char *)r->d_out[q] + out_bytes, GUARD_BYTE, GUARD_BYTES,
+                                   t->stream[q]));
     }
     CHECK_CUDA(team_sync(t));
     launch_or_die(r, v, n);
@@ -445,11 +464,14 @@ static void check_variant(team_run *r, const team_variant *v, size_t n, int set,
         unsigned char guard[GUARD_BYTES];
         CHECK_CUDA(cudaSetDevice(t->dev[q]));
         CHECK_CUDA(cudaMemcpy(h_out, r->d_out[q], out_bytes, cudaMemcpyDeviceToHost));
-        CHECK_CUDA(cudaMemcpy(guard, (char *)r->d_out[q] + out_bytes, GUARD_BYTES, cudaMemcpyDeviceToHost));
+        CHECK_CUDA(cudaMemcpy(guard, (char *)r->d_out[q] + out_bytes, GUARD_BYTES,
+                              cudaMemcpyDeviceToHost));
         check_result res;
-        if (v->op == OP_SUM) res = set == TEAM_SET_INTS ? check_exact(h_out, ref, 1)
-                                                        : check_sums_against(h_out, ref, abs_sum, 1, n, chain);
-        else res = team_check(h_out, ref, n, t->count, set);
+        if (v->op == OP_SUM)
+            res = set == TEAM_SET_INTS ? check_exact(h_out, ref, 1)
+                                       : check_sums_against(h_out, ref, abs_sum, 1, n, chain);
+        else
+            res = team_check(h_out, ref, n, t->count, set);
         for (size_t i = 0; i < GUARD_BYTES && res.ok; i++) {
             if (guard[i] == GUARD_BYTE) continue;
             memset(&res, 0, sizeof res);
@@ -471,8 +493,9 @@ static void report_failure(team_run *r, const team_variant *v, size_t n, const v
 {
     char msg[256];
     format_check_failure(&vd->res, msg, sizeof msg);
-    printf("  FAIL %s/%s (%s f32, n=%zu, %d GPU%s, %s input): GPU %d: %s; not timed\n", r->st->dir, v->name,
-           op_name(v->op), n, r->t.count, r->t.count == 1 ? "" : "s", vd->set, vd->rank, msg);
+    printf("  FAIL %s/%s (%s f32, n=%zu, %d GPU%s, %s input): GPU %d: %s; not timed\n", r->st->dir,
+           v->name, op_name(v->op), n, r->t.count, r->t.count == 1 ? "" : "s", vd->set, vd->rank,
+           msg);
     r->exit_code = EXIT_CHECK_FAIL;
 }
 
@@ -489,13 +512,15 @@ static cudaError_t rep_pair(void *p, cudaStream_t s)
 {
     pair_ctx *c = p;
     const gpu_team *t = &c->r->t;
-    return cudaMemcpyPeerAsync(c->r->d_out[c->to], t->dev[c->to], c->r->d_in[c->from], t->dev[c->from], c->bytes, s);
+    return cudaMemcpyPeerAsync(c->r->d_out[c->to], t->dev[c->to], c->r->d_in[c->from],
+                               t->dev[c->from], c->bytes, s);
 }
 
 static void peer_table(team_run *r, size_t n)
 {
     const gpu_team *t = &r->t;
-    printf("peer copy GB/s, one pair at a time (cudaMemcpyPeerAsync of n = %zu floats; row: from, column: to):\n",
+    printf("peer copy GB/s, one pair at a time (cudaMemcpyPeerAsync of n = %zu floats; row: from, "
+           "column: to):\n",
            n);
     printf("%8s", "");
     for (int b = 0; b < t->count; b++) printf("   GPU%-4d", b);
@@ -509,8 +534,10 @@ static void peer_table(team_run *r, size_t n)
             }
             pair_ctx c = {r, a, b, n * sizeof(float)};
             timing_t tm;
-            CHECK_CUDA(cudaSetDevice(t->dev[b])); /* time_reps makes its events on the current GPU */
-            cudaError_t e = time_reps(rep_pair, &c, NULL, NULL, 1, PAIR_ITERS, t->stream[b], NULL, &tm);
+            CHECK_CUDA(
+                cudaSetDevice(t->dev[b])); /* time_reps makes its events on the current GPU */
+            cudaError_t e =
+                time_reps(rep_pair, &c, NULL, NULL, 1, PAIR_ITERS, t->stream[b], NULL, &tm);
             if (e != cudaSuccess) die_cuda(e, "timing a peer copy failed");
             printf("%9.1f%s", gbps_of(n * sizeof(float), tm.median_us), t->peer[b][a] ? " " : "*");
         }
@@ -532,7 +559,8 @@ static int group_has(const team_run *r, group_kind g)
 
 /* Uploads the inputs of one set: all-reduce: every rank's team_fill, summed into ref; sum: one
    array x of n floats, split across the ranks by part_begin, its sum into ref[0]. */
-static void upload_set(team_run *r, const shape_t *sh, int set, float *h_buf, double *ref, double *abs_sum)
+static void upload_set(team_run *r, const shape_t *sh, int set, float *h_buf, double *ref,
+                       double *abs_sum)
 {
     const gpu_team *t = &r->t;
     uint64_t seed = r->o->seed ^ (uint64_t)sh->n * 1000003u;
@@ -542,7 +570,8 @@ static void upload_set(team_run *r, const shape_t *sh, int set, float *h_buf, do
             team_fill(h_buf, sh->n, set, q, seed);
             team_accumulate(ref, h_buf, sh->n);
             CHECK_CUDA(cudaSetDevice(t->dev[q]));
-            CHECK_CUDA(cudaMemcpy(r->d_in[q], h_buf, sh->n * sizeof(float), cudaMemcpyHostToDevice));
+            CHECK_CUDA(
+                cudaMemcpy(r->d_in[q], h_buf, sh->n * sizeof(float), cudaMemcpyHostToDevice));
         }
     } else {
         team_fill(h_buf, sh->n, set, 0, seed);
@@ -550,7 +579,8 @@ static void upload_set(team_run *r, const shape_t *sh, int set, float *h_buf, do
         for (int q = 0; q < t->count; q++) {
             size_t b = part_begin((size_t)q, (size_t)t->count, sh->n);
             CHECK_CUDA(cudaSetDevice(t->dev[q]));
-            CHECK_CUDA(cudaMemcpy(r->d_in[q], h_buf + b, r->in_len[q] * sizeof(float), cudaMemcpyHostToDevice));
+            CHECK_CUDA(cudaMemcpy(r->d_in[q], h_buf + b, r->in_len[q] * sizeof(float),
+                                  cudaMemcpyHostToDevice));
         }
     }
     /* a copy from pageable memory (where pinned memory was refused) may still be in flight on the
@@ -594,7 +624,8 @@ static double measure_ceiling(team_run *r, const shape_t *sh, float *h_buf, floa
         for (int q = 0; q < g && ok; q++) { /* rank q holds what rank q - 1 sent */
             team_fill(h_buf, sh->n, TEAM_SET_RANDOM, g == 1 ? 0 : (q + g - 1) % g, seed);
             CHECK_CUDA(cudaSetDevice(t->dev[q]));
-            CHECK_CUDA(cudaMemcpy(h_out, r->d_out[q], sh->n * sizeof(float), cudaMemcpyDeviceToHost));
+            CHECK_CUDA(
+                cudaMemcpy(h_out, r->d_out[q], sh->n * sizeof(float), cudaMemcpyDeviceToHost));
             ok = memcmp(h_out, h_buf, sh->n * sizeof(float)) == 0;
         }
     }
@@ -605,13 +636,17 @@ static double measure_ceiling(team_run *r, const shape_t *sh, float *h_buf, floa
     timing_t tm;
     time_or_die(r, rep_ceiling, &c, name, label, &tm);
     result_row row;
-    size_t bytes = sum ? sh->n * sizeof(float) : g == 1 ? 2 * sh->n * sizeof(float) : sh->n * sizeof(float);
+    size_t bytes = sum      ? sh->n * sizeof(float)
+                   : g == 1 ? 2 * sh->n * sizeof(float)
+                            : sh->n * sizeof(float);
     fill_row(r, &row, "baseline", name, sum ? OP_SUM : OP_ALLREDUCE, sh->n, bytes);
     set_timing(&row, &tm, 0.0);
     row.ok = ok;
     emit(r, &row);
     if (!ok) {
-        fprintf(stderr, "error: the %s ceiling moved the wrong bytes: the GPUs or the driver are faulty\n", name);
+        fprintf(stderr,
+                "error: the %s ceiling moved the wrong bytes: the GPUs or the driver are faulty\n",
+                name);
         exit(EXIT_CUDA);
     }
     return row.gbps;
@@ -642,7 +677,8 @@ static void run_shape(team_run *r, const shape_t *sh, int last_allreduce)
             if (set == 0) /* on the rank's own stream: ours do not wait for the legacy one */
                 for (int q = 0; q < t->count; q++) {
                     CHECK_CUDA(cudaSetDevice(t->dev[q]));
-                    CHECK_CUDA(cudaMemsetAsync(r->d_ws[q], 0, r->ws_bytes[q] ? r->ws_bytes[q] : 1, t->stream[q]));
+                    CHECK_CUDA(cudaMemsetAsync(r->d_ws[q], 0, r->ws_bytes[q] ? r->ws_bytes[q] : 1,
+                                               t->stream[q]));
                 }
             check_variant(r, v, sh->n, set, ref, &abs_sum, chain, h_out, &vd[i]);
         }
@@ -656,7 +692,8 @@ static void run_shape(team_run *r, const shape_t *sh, int last_allreduce)
         if (!r->selected[i] || (v->op == OP_SUM) != sum) continue;
         result_row row;
         fill_row(r, &row, st->dir, v->name, v->op, sh->n,
-                 sum ? op_bytes(OP_SUM, DT_F32, DT_F32, 1, sh->n) : allreduce_bytes(sh->n, t->count));
+                 sum ? op_bytes(OP_SUM, DT_F32, DT_F32, 1, sh->n)
+                     : allreduce_bytes(sh->n, t->count));
         row.ok = !vd[i].failed;
         row.max_err = vd[i].max_err;
         if (row.ok && !r->o->check_only) {
@@ -696,7 +733,8 @@ static void print_team_usage(const char *prog)
     printf("\n"
            "This program drives every local GPU from one process. Its sizes:\n"
            "  -n N            all-reduce: the floats each GPU holds (default 2^26);\n"
-           "                  sum (sharded_sum): the whole array, split across the GPUs (default 2^28)\n"
+           "                  sum (sharded_sum): the whole array, split across the GPUs (default "
+           "2^28)\n"
            "  --gpus G        use GPUs 0 .. G-1: 1 .. %d (default: every GPU)\n"
            "  --rows/--cols and --dtype f16/bf16 do not apply: every variant sums f32\n",
            TEAM_MAX_GPUS);
@@ -715,7 +753,8 @@ static int select_variants(team_run *r)
         const team_variant *v = &st->variants[i];
         int name_ok = !o->variant || strcmp(o->variant, v->name) == 0;
         named |= name_ok;
-        r->selected[i] = name_ok && (!o->have_op || v->op == o->op) && (!o->have_dtype || o->dt == DT_F32);
+        r->selected[i] =
+            name_ok && (!o->have_op || v->op == o->op) && (!o->have_dtype || o->dt == DT_F32);
         picked += r->selected[i];
     }
     if (!named) {
@@ -723,14 +762,17 @@ static int select_variants(team_run *r)
             fprintf(stderr, "error: --variant nccl: %s\n", st->missing);
             return EXIT_USAGE;
         }
-        fprintf(stderr, "error: --variant %s: no such variant in %s; choose one of:", o->variant, st->dir);
+        fprintf(stderr, "error: --variant %s: no such variant in %s; choose one of:", o->variant,
+                st->dir);
         for (size_t i = 0; i < st->n_variants; i++) fprintf(stderr, " %s", st->variants[i].name);
         fprintf(stderr, " all\n");
         return EXIT_USAGE;
     }
     if (!picked) {
-        fprintf(stderr, "error: no variant of %s matches --op/--dtype (sum or allreduce, f32); see --list\n",
-                st->dir);
+        fprintf(
+            stderr,
+            "error: no variant of %s matches --op/--dtype (sum or allreduce, f32); see --list\n",
+            st->dir);
         return EXIT_USAGE;
     }
     return 0;
@@ -756,7 +798,8 @@ static int open_run(team_run *r, int gpus)
         if (r->flush_bytes[q] < ((size_t)16 << 20)) r->flush_bytes[q] = (size_t)16 << 20;
         CHECK_CUDA(cudaMalloc(&r->d_flush[q], r->flush_bytes[q]));
         CHECK_CUDA(cudaMemset(r->d_flush[q], 0, r->flush_bytes[q]));
-        CHECK_CUDA(cudaMalloc((void **)&r->d_flush_xor[q], read_stream_blocks(r->flush_bytes[q]) * 4));
+        CHECK_CUDA(
+            cudaMalloc((void **)&r->d_flush_xor[q], read_stream_blocks(r->flush_bytes[q]) * 4));
         CHECK_CUDA(cudaDeviceSynchronize()); /* the memset ran on the legacy stream */
     }
     CHECK_CUDA(cudaSetDevice(r->t.dev[0]));
@@ -790,21 +833,24 @@ static void print_header(const team_run *r)
     for (int a = 0; a < t->count; a++)
         for (int b = 0; b < t->count; b++) all_peer &= t->peer[a][b];
     printf("%s: %s\n", r->st->dir, r->st->title);
-    printf("GPUs: %d x %s (sm_%d%d, %d SMs, %zu MiB L2, %.0f GB/s theoretical)%s, CUDA runtime %d.%d",
-           t->count, d->name, d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes >> 20, d->peak_gbps,
-           same ? "" : " and others (the CSV names GPU 0)", d->runtime_version / 1000,
-           d->runtime_version % 1000 / 10);
+    printf(
+        "GPUs: %d x %s (sm_%d%d, %d SMs, %zu MiB L2, %.0f GB/s theoretical)%s, CUDA runtime %d.%d",
+        t->count, d->name, d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes >> 20, d->peak_gbps,
+        same ? "" : " and others (the CSV names GPU 0)", d->runtime_version / 1000,
+        d->runtime_version % 1000 / 10);
     const char *lib = r->st->library ? r->st->library() : NULL;
     printf("%s%s\n", lib ? ", " : "", lib ? lib : "");
     if (r->st->missing) printf("note: %s\n", r->st->missing);
     if (t->count == 1) {
-        printf("one GPU: an all-reduce of one buffer is a copy; it runs as one, against a device-to-device "
+        printf("one GPU: an all-reduce of one buffer is a copy; it runs as one, against a "
+               "device-to-device "
                "copy (GB/s counts its read and its write)\n");
     } else if (all_peer) {
         printf("peer access: every pair of GPUs; busbw = algbw x 2(G-1)/G, against the peer copy "
                "(every GPU to the next at once)\n");
     } else {
-        printf("peer access: not between every pair; where it is missing the driver stages copies through "
+        printf("peer access: not between every pair; where it is missing the driver stages copies "
+               "through "
                "host memory (slower) and the ring adds before it copies:");
         for (int a = 0; a < t->count; a++)
             for (int b = 0; b < t->count; b++)
@@ -837,8 +883,10 @@ int team_main(const team_stage *st, int argc, char **argv)
         return EXIT_ALL_OK;
     }
     if (o.rows || o.cols_count) {
-        fprintf(stderr, "error: --rows/--cols: %s takes -n N (the floats each GPU holds, or the array "
-                        "sharded_sum splits)\n", st->dir);
+        fprintf(stderr,
+                "error: --rows/--cols: %s takes -n N (the floats each GPU holds, or the array "
+                "sharded_sum splits)\n",
+                st->dir);
         return EXIT_USAGE;
     }
     static team_run r; /* large: kept off the stack */
@@ -854,15 +902,18 @@ int team_main(const team_stage *st, int argc, char **argv)
     for (int g = GROUP_SUM; g <= GROUP_ALLREDUCE; g++) {
         if (!group_has(&r, (group_kind)g)) continue;
         if (!o.n_count) {
-            shapes[n_shapes++] = (shape_t){(group_kind)g, g == GROUP_SUM ? DEFAULT_SUM_N : DEFAULT_ALLREDUCE_N, 1};
+            shapes[n_shapes++] =
+                (shape_t){(group_kind)g, g == GROUP_SUM ? DEFAULT_SUM_N : DEFAULT_ALLREDUCE_N, 1};
             continue;
         }
-        for (size_t i = 0; i < o.n_count; i++) shapes[n_shapes++] = (shape_t){(group_kind)g, o.n[i], 0};
+        for (size_t i = 0; i < o.n_count; i++)
+            shapes[n_shapes++] = (shape_t){(group_kind)g, o.n[i], 0};
     }
     if (o.csv) { /* a CSV that cannot be written is a usage error, found before any GPU work */
         FILE *f = fopen(o.csv, "a");
         if (!f) {
-            fprintf(stderr, "error: --csv %s: cannot open for appending: %s\n", o.csv, strerror(errno));
+            fprintf(stderr, "error: --csv %s: cannot open for appending: %s\n", o.csv,
+                    strerror(errno));
             return EXIT_USAGE;
         }
         fclose(f);
@@ -877,11 +928,15 @@ int team_main(const team_stage *st, int argc, char **argv)
         if (!short_rank) continue;
         if (sh->is_default) {
             while (shape_short(&r, sh, &need, &free_b) && sh->n > 1024) sh->n /= 2;
-            printf("note: default size reduced to n=%zu to fit in the free memory of every GPU\n", sh->n);
+            printf("note: default size reduced to n=%zu to fit in the free memory of every GPU\n",
+                   sh->n);
             continue;
         }
-        fprintf(stderr, "error: -n %zu: needs %zu MiB of device memory on GPU %d, %zu MiB free; choose a smaller "
-                        "size\n", sh->n, need >> 20, short_rank - 1, free_b >> 20);
+        fprintf(stderr,
+                "error: -n %zu: needs %zu MiB of device memory on GPU %d, %zu MiB free; choose a "
+                "smaller "
+                "size\n",
+                sh->n, need >> 20, short_rank - 1, free_b >> 20);
         close_run(&r);
         return EXIT_USAGE;
     }

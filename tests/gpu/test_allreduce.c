@@ -23,17 +23,17 @@
 extern const team_stage team_08_all_reduce;
 
 #define GUARD_BYTES 64
-#define GUARD_BYTE 0xA5
-#define SLACK 256 /* bytes past every buffer: the guard and any offset */
+#define GUARD_BYTE  0xA5
+#define SLACK       256 /* bytes past every buffer: the guard and any offset */
 
 static unsigned reported;
 
-#define FAIL_AR(...)                                                                               \
-    do {                                                                                           \
-        char m_[600];                                                                              \
-        snprintf(m_, sizeof m_, __VA_ARGS__);                                                      \
-        CU_assertImplementation(CU_FALSE, __LINE__, reported++ < 40 ? m_ : "further failures",     \
-                                __FILE__, "", CU_FALSE);                                           \
+#define FAIL_AR(...)                                                                           \
+    do {                                                                                       \
+        char m_[600];                                                                          \
+        snprintf(m_, sizeof m_, __VA_ARGS__);                                                  \
+        CU_assertImplementation(CU_FALSE, __LINE__, reported++ < 40 ? m_ : "further failures", \
+                                __FILE__, "", CU_FALSE);                                       \
     } while (0)
 
 static int quick(void) { return getenv("GPU_TEST_QUICK") != NULL; }
@@ -121,7 +121,8 @@ static int alloc_buffers(fixture *f, const team_variant *v, size_t n, size_t off
     int g = f->t.count, ok = 1;
     for (int r = 0; r < g; r++) {
         int sum = v->op == OP_SUM;
-        f->in_len[r] = sum ? part_begin((size_t)r + 1, (size_t)g, n) - part_begin((size_t)r, (size_t)g, n) : n;
+        f->in_len[r] =
+            sum ? part_begin((size_t)r + 1, (size_t)g, n) - part_begin((size_t)r, (size_t)g, n) : n;
         f->out_len[r] = sum ? 1 : n;
         size_t ws = v->workspace_bytes ? v->workspace_bytes(&f->t, r, n) : 0;
         cudaSetDevice(f->t.dev[r]);
@@ -170,7 +171,8 @@ static int launch_and_check(fixture *f, const team_variant *v, size_t n, int set
         cudaMemset(f->out[r] + f->out_len[r], GUARD_BYTE, GUARD_BYTES);
     }
     cudaError_t e = cudaSuccess;
-    for (int r = 0; r < g; r++) { /* the fills ran on the legacy stream, which ours do not wait for */
+    for (int r = 0; r < g;
+         r++) { /* the fills ran on the legacy stream, which ours do not wait for */
         cudaSetDevice(t->dev[r]);
         if (e == cudaSuccess) e = cudaDeviceSynchronize();
     }
@@ -188,9 +190,12 @@ static int launch_and_check(fixture *f, const team_variant *v, size_t n, int set
         cudaMemcpy(got, f->out[r], f->out_len[r] * 4, cudaMemcpyDeviceToHost);
         cudaMemcpy(guard, f->out[r] + f->out_len[r], GUARD_BYTES, cudaMemcpyDeviceToHost);
         check_result c;
-        if (sum && set == TEAM_SET_INTS) c = check_exact(got, ref, 1);
-        else if (sum) c = check_sums_against(got, ref, &abs_sum, 1, n, sum_chain_bound(n, sms) + (size_t)g);
-        else c = team_check(got, ref, n, g, set);
+        if (sum && set == TEAM_SET_INTS)
+            c = check_exact(got, ref, 1);
+        else if (sum)
+            c = check_sums_against(got, ref, &abs_sum, 1, n, sum_chain_bound(n, sms) + (size_t)g);
+        else
+            c = team_check(got, ref, n, g, set);
         for (size_t i = 0; i < GUARD_BYTES && c.ok; i++)
             if (guard[i] != GUARD_BYTE) {
                 c.ok = 0;
@@ -200,8 +205,8 @@ static int launch_and_check(fixture *f, const team_variant *v, size_t n, int set
         if (!c.ok) {
             char msg[256];
             format_check_failure(&c, msg, sizeof msg);
-            FAIL_AR("08_all_reduce/%s n=%zu on %d GPUs (%s, %s input): GPU %d: %s", v->name, n, g, what,
-                    team_set_name(set), r, msg);
+            FAIL_AR("08_all_reduce/%s n=%zu on %d GPUs (%s, %s input): GPU %d: %s", v->name, n, g,
+                    what, team_set_name(set), r, msg);
             bad = 1;
         }
     }
@@ -212,14 +217,12 @@ static int launch_and_check(fixture *f, const team_variant *v, size_t n, int set
     return bad ? -1 : 0;
 }
 
-static int skip_variant(const team_variant *v)
-{
-    return quick() && strcmp(v->name, "nccl") == 0;
-}
+static int skip_variant(const team_variant *v) { return quick() && strcmp(v->name, "nccl") == 0; }
 
 /* Every variant of op at each size on each team: both inputs, one after the other on the same
    scratch (zeroed once: a ticket left set shows on the second), at `offset` floats. */
-static void for_teams(op_kind op, const size_t *sizes, size_t n_sizes, size_t offset, const char *what)
+static void for_teams(op_kind op, const size_t *sizes, size_t n_sizes, size_t offset,
+                      const char *what)
 {
     int teams[8], n_teams = team_sizes(teams);
     size_t cases = 0;
@@ -244,7 +247,8 @@ static void for_teams(op_kind op, const size_t *sizes, size_t n_sizes, size_t of
     CU_ASSERT(cases > 0);
 }
 
-static const size_t awkward[] = {1, 2, 3, 5, 7, 31, 33, 1023, 1025, 4099, 65537, (1 << 20) + 3, 3000017};
+static const size_t awkward[] = {1,      2, 3, 5, 7, 31, 33, 1023, 1025, 4099, 65537, (1 << 20) + 3,
+                                 3000017};
 
 static void test_every_all_reduce_variant_is_exact_on_every_gpu_at_awkward_sizes(void)
 {
@@ -276,7 +280,8 @@ static void test_the_ring_is_right_when_its_chunks_are_cut_into_slices(void)
     }
     const team_variant *ring = NULL;
     for (size_t i = 0; i < team_08_all_reduce.n_variants; i++)
-        if (strcmp(team_08_all_reduce.variants[i].name, "ring") == 0) ring = &team_08_all_reduce.variants[i];
+        if (strcmp(team_08_all_reduce.variants[i].name, "ring") == 0)
+            ring = &team_08_all_reduce.variants[i];
     fixture f;
     size_t n = ((size_t)1 << 25) + 5;
     if (!ring || open_team(&f, 2) != 0) return;
@@ -295,6 +300,7 @@ CU_TestInfo allreduce_tests[] = {
      test_sharded_sum_is_exact_with_parts_of_every_length},
     {"every multi-GPU variant handles buffers off 16-byte boundaries",
      test_every_variant_handles_buffers_off_16_byte_boundaries},
-    {"the ring is right when its chunks are cut into slices", test_the_ring_is_right_when_its_chunks_are_cut_into_slices},
+    {"the ring is right when its chunks are cut into slices",
+     test_the_ring_is_right_when_its_chunks_are_cut_into_slices},
     CU_TEST_INFO_NULL,
 };

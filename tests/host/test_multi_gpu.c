@@ -20,8 +20,8 @@
 
 static void test_parts_cover_the_array_in_order_on_16_byte_boundaries(void)
 {
-    static const size_t big[] = {(size_t)1 << 20, ((size_t)1 << 20) + 3, 1000003, ((size_t)1 << 28) + 5,
-                                 (size_t)1 << 40};
+    static const size_t big[] = {(size_t)1 << 20, ((size_t)1 << 20) + 3, 1000003,
+                                 ((size_t)1 << 28) + 5, (size_t)1 << 40};
     int ok = 1;
     for (size_t parts = 1; parts <= 2 * TEAM_MAX_GPUS; parts++) {
         for (size_t i = 0; i < 300 + ARRAY_LEN(big); i++) {
@@ -49,7 +49,8 @@ static int take(const char *line, int *gpus, int *argc_out, char **argv)
     snprintf(buf, sizeof buf, "%s", line);
     int argc = 0;
     argv[argc++] = "prog";
-    for (char *tok = strtok(buf, " "); tok && argc < 15; tok = strtok(NULL, " ")) argv[argc++] = tok;
+    for (char *tok = strtok(buf, " "); tok && argc < 15; tok = strtok(NULL, " "))
+        argv[argc++] = tok;
     argv[argc] = NULL;
     int rc = take_gpus_flag(&argc, argv, gpus, err, sizeof err);
     *argc_out = argc;
@@ -72,17 +73,19 @@ static void test_gpus_flag_is_taken_out_of_argv_and_validated(void)
     CU_ASSERT_EQUAL(take("-n 5", &gpus, &argc, argv), 0);
     CU_ASSERT_EQUAL(gpus, 0);
     CU_ASSERT_EQUAL(argc, 3);
-    const char *bad[] = {"--gpus 0", "--gpus 17", "--gpus x", "--gpus -1", "--gpus", "--gpus=", "--gpus 2x"};
-    for (size_t i = 0; i < ARRAY_LEN(bad); i++) CU_ASSERT_EQUAL(take(bad[i], &gpus, &argc, argv), EXIT_USAGE);
+    const char *bad[] = {"--gpus 0", "--gpus 17", "--gpus x", "--gpus -1",
+                         "--gpus",   "--gpus=",   "--gpus 2x"};
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++)
+        CU_ASSERT_EQUAL(take(bad[i], &gpus, &argc, argv), EXIT_USAGE);
 }
 
 static void test_bus_bytes_follow_nccl_tests(void)
 {
-    CU_ASSERT_EQUAL(allreduce_bytes(1000, 1), 8000);  /* a copy: read and written */
-    CU_ASSERT_EQUAL(allreduce_bytes(1000, 2), 4000);  /* 2(G-1)/G = 1 */
-    CU_ASSERT_EQUAL(allreduce_bytes(1000, 4), 6000);  /* 3/2 */
-    CU_ASSERT_EQUAL(allreduce_bytes(1000, 8), 7000);  /* 7/4 */
-    CU_ASSERT_EQUAL(allreduce_bytes(1, 3), 5);        /* 16/3, rounded down */
+    CU_ASSERT_EQUAL(allreduce_bytes(1000, 1), 8000); /* a copy: read and written */
+    CU_ASSERT_EQUAL(allreduce_bytes(1000, 2), 4000); /* 2(G-1)/G = 1 */
+    CU_ASSERT_EQUAL(allreduce_bytes(1000, 4), 6000); /* 3/2 */
+    CU_ASSERT_EQUAL(allreduce_bytes(1000, 8), 7000); /* 7/4 */
+    CU_ASSERT_EQUAL(allreduce_bytes(1, 3), 5);       /* 16/3, rounded down */
 }
 
 /* The reference of G ranks' inputs of a set, and the output every rank must hold. */
@@ -119,7 +122,8 @@ static void test_the_check_rejects_a_rank_left_out_or_added_twice_at_any_element
     CU_ASSERT(every);
     /* every input is nonzero: no element can hide a missing rank */
     int nonzero = 1;
-    for (size_t i = 0; i < N; i++) nonzero &= x[i] != 0.0f && fabsf(x[i]) <= 8.0f && x[i] == floorf(x[i]);
+    for (size_t i = 0; i < N; i++)
+        nonzero &= x[i] != 0.0f && fabsf(x[i]) <= 8.0f && x[i] == floorf(x[i]);
     CU_ASSERT(nonzero);
     /* an element never written (the NaN poison) fails, the last one included */
     out[N - 1] = NAN;
@@ -211,8 +215,14 @@ static int run_08(const char *args)
     int st = system(cmd);
     FILE *f;
     out_text[0] = err_text[0] = '\0';
-    if ((f = fopen(o, "r"))) { out_text[fread(out_text, 1, sizeof out_text - 1, f)] = '\0'; fclose(f); }
-    if ((f = fopen(e, "r"))) { err_text[fread(err_text, 1, sizeof err_text - 1, f)] = '\0'; fclose(f); }
+    if ((f = fopen(o, "r"))) {
+        out_text[fread(out_text, 1, sizeof out_text - 1, f)] = '\0';
+        fclose(f);
+    }
+    if ((f = fopen(e, "r"))) {
+        err_text[fread(err_text, 1, sizeof err_text - 1, f)] = '\0';
+        fclose(f);
+    }
     remove(o);
     remove(e);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -235,8 +245,9 @@ static void test_the_all_reduce_program_keeps_the_exit_codes(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "  sharded_sum "));
     CU_ASSERT_EQUAL(run_08("-h"), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out_text, "--gpus"));
-    const char *bad[] = {"--gpus 0", "--gpus two", "--rows 4 --cols 4", "--variant nope", "--dtype f16",
-                         "--op softmax", "-n 0"};
+    const char *bad[] = {
+        "--gpus 0",     "--gpus two", "--rows 4 --cols 4", "--variant nope", "--dtype f16",
+        "--op softmax", "-n 0"};
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
         CU_ASSERT_EQUAL(run_08(bad[i]), 2);
         CU_ASSERT(one_line(err_text) && strstr(err_text, "error:"));
@@ -248,15 +259,20 @@ static void test_the_all_reduce_program_keeps_the_exit_codes(void)
 }
 
 CU_TestInfo multi_gpu_tests[] = {
-    {"parts cover the array in order on 16-byte boundaries", test_parts_cover_the_array_in_order_on_16_byte_boundaries},
-    {"--gpus is taken out of argv and validated", test_gpus_flag_is_taken_out_of_argv_and_validated},
+    {"parts cover the array in order on 16-byte boundaries",
+     test_parts_cover_the_array_in_order_on_16_byte_boundaries},
+    {"--gpus is taken out of argv and validated",
+     test_gpus_flag_is_taken_out_of_argv_and_validated},
     {"bus bytes follow nccl-tests (2(G-1)/G; a copy on one GPU)", test_bus_bytes_follow_nccl_tests},
     {"the check rejects a rank left out or added twice at any element",
      test_the_check_rejects_a_rank_left_out_or_added_twice_at_any_element},
-    {"the check rejects a chunk taken from the wrong place", test_the_check_rejects_a_chunk_taken_from_the_wrong_place},
-    {"the random check allows rounding and nothing more", test_the_random_check_allows_rounding_and_nothing_more},
+    {"the check rejects a chunk taken from the wrong place",
+     test_the_check_rejects_a_chunk_taken_from_the_wrong_place},
+    {"the random check allows rounding and nothing more",
+     test_the_random_check_allows_rounding_and_nothing_more},
     {"the allreduce op is named, parsed and read back from CSV",
      test_the_allreduce_op_is_named_parsed_and_read_back_from_csv},
-    {"the all-reduce program keeps the exit codes", test_the_all_reduce_program_keeps_the_exit_codes},
+    {"the all-reduce program keeps the exit codes",
+     test_the_all_reduce_program_keeps_the_exit_codes},
     CU_TEST_INFO_NULL,
 };
