@@ -8,6 +8,7 @@
 #   make tests      build the two suites only
 #   make run        every stage at its standard size, row sums and softmax over cols,
 #                   and the real-world shapes                              -> results/*.csv
+#                   (08_all_reduce: n = 2^18 .. 2^28 on every local GPU     -> results/allreduce.csv)
 #   make sweep      full sums over n = 2^10 .. 2^28                        -> results/sweep.csv
 #   make check      every stage's self-check only, standard and awkward sizes (GPU)
 #   make clean
@@ -77,6 +78,32 @@ LDLIBS   := $(CUBLAS_LIB) -lm -lpthread
 # the gpu suite, which links every stage, get them.
 stage_ldlibs = $(foreach s,$(1),$(STAGE_LDLIBS_$(s)))
 
+# ---- NCCL, for 08_all_reduce's nccl variant (and the gpu suite, which links every stage) ---------
+# Found in NCCL_HOME=/path (include/nccl.h and lib/ or lib64/ with libnccl.so or libnccl.so.2),
+# else in the CUDA toolkit, else in /usr (the distribution's libnccl-dev), else in the Python
+# wheel nvidia-nccl-cu13 or -cu12 (as PyTorch installs it). Without it the nccl variant is left
+# out and build/08_all_reduce says how to install it. NCCL_HOME= (empty) builds without NCCL.
+nccl_at = $(if $(wildcard $(1)/include/nccl.h),$(firstword $(wildcard $(1)/lib64/libnccl.so* \
+              $(1)/lib/libnccl.so* $(1)/lib/x86_64-linux-gnu/libnccl.so* $(1)/lib/aarch64-linux-gnu/libnccl.so*)))
+ifeq ($(origin NCCL_HOME),undefined)
+  NCCL_HOME := $(firstword $(foreach d,$(CUDA_HOME) /usr,$(if $(call nccl_at,$(d)),$(d))))
+  ifeq ($(NCCL_HOME),)
+    NCCL_HOME := $(shell python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)
+  endif
+endif
+NCCL_SO := $(if $(NCCL_HOME),$(call nccl_at,$(NCCL_HOME)))
+ifneq ($(NCCL_SO),)
+  NCCL_LIBDIR  := $(patsubst %/,%,$(dir $(NCCL_SO)))
+  NCCL_CFLAGS  := -DHAVE_NCCL $(if $(filter-out /usr,$(NCCL_HOME)),-I$(NCCL_HOME)/include)
+  # ahead of the toolkit's own -L and rpath: this NCCL, not another one the toolkit may hold
+  NCCL_LDFLAGS := -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR)
+  NCCL_LIB     := $(if $(wildcard $(NCCL_LIBDIR)/libnccl.so),-lnccl,-l:$(notdir $(NCCL_SO)))
+endif
+$(BUILD)/obj/08_all_reduce/%.o: NVFLAGS += $(NCCL_CFLAGS)
+$(BUILD)/08_all_reduce $(BUILD)/test_gpu: LDFLAGS := $(NCCL_LDFLAGS) $(LDFLAGS)
+$(BUILD)/08_all_reduce $(BUILD)/test_gpu: LDLIBS += $(NCCL_LIB)
+# ---- end of NCCL ------------------------------------------------------------------------------
+
 ifdef CUNIT_PREFIX
   CUNIT_CFLAGS := -I$(CUNIT_PREFIX)/include
   CUNIT_LIBS   := $(CUNIT_PREFIX)/lib/x86_64-linux-gnu/libcunit.a
@@ -102,6 +129,8 @@ ROW_COLS  := 32,64,128,256,512,1024,2048,4096,8192,16384,32768,65536
 SOFT_COLS := 32,64,128,256,512,1000,1024,2048,4096,8192,16384,32768,65536
 # timed repetitions of make run (the median of at least 20, DESIGN.md Timing)
 RUN_FLAGS ?= --iters 30
+# 08_all_reduce in make run: floats per GPU, on every local GPU        -> results/allreduce.csv
+ALLREDUCE_N := 2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28
 # real-world [rows, cols]: LLM logits (vocabularies of 32000 .. 262144), attention rows, classifiers
 SHAPES    := 1x262144 8x131072 32x128256 64x32000 256x151936 4096x50257 16384x4096 131072x128 2048x1000
 
@@ -172,9 +201,10 @@ $(TEST_HOST): $(HOST_TEST_OBJ) $(TOOLS_LIB) $(BUILD)/libcommon.a
 $(TEST_GPU): $(wildcard tests/gpu/*.c) $(BUILD)/registry.c $(ALL_STAGE_OBJS) $(BASE_OBJ) $(BUILD)/libcommon.a | deps-test
 	@mkdir -p $(BUILD)/obj/gpu
 	$(HOST_CC) $(CFLAGS) $(CUNIT_CFLAGS) -c tests/gpu/test_gpu.c -o $(BUILD)/obj/gpu/test_gpu.o
+	$(HOST_CC) $(CFLAGS) $(CUNIT_CFLAGS) -c tests/gpu/test_allreduce.c -o $(BUILD)/obj/gpu/test_allreduce.o
 	$(HOST_CC) $(CFLAGS) -c $(BUILD)/registry.c -o $(BUILD)/obj/gpu/registry.o
-	$(NVCC) $(LDFLAGS) $(BUILD)/obj/gpu/test_gpu.o $(BUILD)/obj/gpu/registry.o $(ALL_STAGE_OBJS) $(BASE_OBJ) \
-	    $(BUILD)/libcommon.a $(CUNIT_LIBS) -o $@ $(call stage_ldlibs,$(ALL_STAGES)) $(LDLIBS)
+	$(NVCC) $(LDFLAGS) $(BUILD)/obj/gpu/test_gpu.o $(BUILD)/obj/gpu/test_allreduce.o $(BUILD)/obj/gpu/registry.o \
+	    $(ALL_STAGE_OBJS) $(BASE_OBJ) $(BUILD)/libcommon.a $(CUNIT_LIBS) -o $@ $(call stage_ldlibs,$(ALL_STAGES)) $(LDLIBS)
 
 # GPU_TEST_STAGES narrows the gpu suite to the chosen stages (the baselines run when all do)
 test: tests $(STAGE_BINS) $(BUILD)/baselines tools
@@ -187,8 +217,10 @@ has_op = $(BUILD)/$(1) --list | awk '$$2=="$(2)"{f=1}END{exit !f}'
 
 run: $(STAGE_BINS) $(BUILD)/baselines
 	@mkdir -p $(RESULTS)
-	rm -f $(RESULTS)/run.csv $(RESULTS)/rows.csv $(RESULTS)/softmax.csv $(RESULTS)/shapes.csv
-	@set -e; for s in $(STAGES); do $(BUILD)/$$s $(RUN_FLAGS) --csv $(RESULTS)/run.csv; done
+	rm -f $(RESULTS)/run.csv $(RESULTS)/rows.csv $(RESULTS)/softmax.csv $(RESULTS)/shapes.csv \
+	    $(RESULTS)/allreduce.csv
+	@set -e; for s in $(filter-out 08_all_reduce,$(STAGES)); do \
+	    $(BUILD)/$$s $(RUN_FLAGS) --csv $(RESULTS)/run.csv; done
 	@set -e; for s in $(STAGES); do \
 	    if $(call has_op,$$s,rowsum); then \
 	        $(BUILD)/$$s --op rowsum --cols $(ROW_COLS) $(RUN_FLAGS) --csv $(RESULTS)/rows.csv; fi; done
@@ -203,11 +235,14 @@ run: $(STAGE_BINS) $(BUILD)/baselines
 	            $(RUN_FLAGS) --csv $(RESULTS)/shapes.csv; done; fi; done
 	@set -e; for sh in $(SHAPES); do $(BUILD)/baselines --op rowsum --rows $${sh%x*} --cols $${sh#*x} \
 	    $(RUN_FLAGS) --csv $(RESULTS)/shapes.csv; done
+	@case " $(STAGES) " in *" 08_all_reduce "*) \
+	    $(BUILD)/08_all_reduce -n $(ALLREDUCE_N) $(RUN_FLAGS) --csv $(RESULTS)/allreduce.csv;; esac
 
 sweep: $(STAGE_BINS)
 	@mkdir -p $(RESULTS)
 	rm -f $(RESULTS)/sweep.csv
-	@set -e; for s in $(STAGES); do \
+	@# 08_all_reduce's sum runs on every GPU: its rows go to allreduce.csv (make run), not here
+	@set -e; for s in $(filter-out 08_all_reduce,$(STAGES)); do \
 	    if $(call has_op,$$s,sum); then \
 	        $(BUILD)/$$s --op sum -n $(SWEEP_N) --iters 30 --csv $(RESULTS)/sweep.csv; fi; done
 
@@ -216,6 +251,8 @@ check: $(STAGE_BINS) $(BUILD)/baselines
 	    $(BUILD)/$$s --check-only; \
 	    if $(call has_op,$$s,sum); then \
 	        $(BUILD)/$$s --check-only --op sum -n 1,2,31,33,1023,1025,65537,1000003; fi; \
+	    if $(call has_op,$$s,allreduce); then \
+	        $(BUILD)/$$s --check-only --op allreduce -n 1,2,31,33,1023,1025,65537,1000003; fi; \
 	    if $(call has_op,$$s,rowsum); then \
 	        $(BUILD)/$$s --check-only --op rowsum --rows 7 --cols 1,3,33,1025,65537; fi; \
 	    if $(call has_op,$$s,softmax); then \

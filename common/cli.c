@@ -17,6 +17,7 @@ const char *op_name(op_kind op)
     case OP_ROWSUM: return "rowsum";
     case OP_SOFTMAX: return "softmax";
     case OP_LOGSOFTMAX: return "logsoftmax";
+    case OP_ALLREDUCE: return "allreduce";
     }
     return "?";
 }
@@ -120,7 +121,7 @@ void print_usage(const char *prog)
            "  --cols C        columns, or a comma list; without --rows, rows = 2^26 / cols\n"
            "                  (default shape 65536 x 1024)\n"
            "  --variant NAME  one variant (see --list), or all (default)\n"
-           "  --op OP         only variants of sum, rowsum, softmax or logsoftmax\n"
+           "  --op OP         only variants of sum, rowsum, softmax, logsoftmax or allreduce\n"
            "  --dtype T       only variants with f32, f16 or bf16 input\n"
            "  --iters K       timed repetitions: 1 .. 100000 (default 50; median and min)\n"
            "  --warmup W      untimed repetitions first: 0 .. 100000 (default 5)\n"
@@ -201,7 +202,9 @@ int parse_options(int argc, char **argv, options_t *o, char *err, size_t err_len
             else if (!strcmp(val, "rowsum")) o->op = OP_ROWSUM;
             else if (!strcmp(val, "softmax")) o->op = OP_SOFTMAX;
             else if (!strcmp(val, "logsoftmax")) o->op = OP_LOGSOFTMAX;
-            else return fail(err, err_len, "--op '%s': expected sum, rowsum, softmax or logsoftmax", val);
+            else if (!strcmp(val, "allreduce")) o->op = OP_ALLREDUCE;
+            else return fail(err, err_len, "--op '%s': expected sum, rowsum, softmax, logsoftmax or allreduce",
+                             val);
         } else if (!strcmp(flag, "--dtype")) {
             o->have_dtype = 1;
             if (parse_dtype(val, &o->dt))

@@ -42,7 +42,7 @@ int parse_size(const char *text, size_t max, size_t *out);
 /* Prints the usage text for program `prog` to stdout. Cannot fail. */
 void print_usage(const char *prog);
 
-const char *op_name(op_kind op);       /* "sum", "rowsum", "softmax", "logsoftmax" */
+const char *op_name(op_kind op);       /* "sum", "rowsum", "softmax", "logsoftmax", "allreduce" */
 const char *dtype_name(dtype dt);      /* "f32", "f16", "bf16" */
 size_t dtype_bytes(dtype dt);          /* 4, 2, 2 */
 /* "f32", "f16" or "bf16" into *out: 0, or -1 for any other text. */

@@ -40,9 +40,17 @@ int device_open(device_info *d, char *err, size_t err_len)
                  e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices");
         return EXIT_CUDA;
     }
-    d->id = 0;
-    if (getenv("CUDA_DEVICE")) d->id = atoi(getenv("CUDA_DEVICE"));
-    if (d->id < 0 || d->id >= count) d->id = 0;
+    int id = 0;
+    if (getenv("CUDA_DEVICE")) id = atoi(getenv("CUDA_DEVICE"));
+    if (id < 0 || id >= count) id = 0;
+    return device_open_id(d, id, err, err_len);
+}
+
+int device_open_id(device_info *d, int id, char *err, size_t err_len)
+{
+    memset(d, 0, sizeof *d);
+    d->id = id;
+    cudaError_t e;
     struct cudaDeviceProp p;
     if ((e = cudaSetDevice(d->id)) != cudaSuccess ||
         (e = cudaGetDeviceProperties(&p, d->id)) != cudaSuccess) {

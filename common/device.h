@@ -21,6 +21,10 @@ typedef struct {
    reason and what to do in err: no device, no driver, or a CUDA error. */
 int device_open(device_info *d, char *err, size_t err_len);
 
+/* Opens device `id` (makes it current, creates its context) and fills *d. Returns 0, or
+   EXIT_CUDA (3) with a one-line reason in err. */
+int device_open_id(device_info *d, int id, char *err, size_t err_len);
+
 /* Free device memory in bytes (cudaMemGetInfo); 0 if the query fails. */
 size_t device_free_bytes(void);
 

@@ -16,13 +16,14 @@ size_t op_bytes(op_kind op, dtype in, dtype out, size_t rows, size_t cols)
     case OP_ROWSUM: return elems * dtype_bytes(in) + rows * dtype_bytes(out);
     case OP_SOFTMAX:
     case OP_LOGSOFTMAX: return elems * (dtype_bytes(in) + dtype_bytes(out));
+    case OP_ALLREDUCE: return 0; /* counted by allreduce_bytes (common/multi_gpu.h): it needs G */
     }
     return 0;
 }
 
 void format_shape(op_kind op, size_t rows, size_t cols, char *buf, size_t len)
 {
-    if (op == OP_SUM) snprintf(buf, len, "n=%zu", cols);
+    if (op == OP_SUM || op == OP_ALLREDUCE) snprintf(buf, len, "n=%zu", cols);
     else snprintf(buf, len, "%zux%zu", rows, cols);
 }
 
@@ -86,8 +87,8 @@ int csv_append(const char *path, const device_info *d, const result_row *r)
 
 static int parse_op(const char *s, op_kind *op)
 {
-    static const op_kind all[] = {OP_SUM, OP_ROWSUM, OP_SOFTMAX, OP_LOGSOFTMAX};
-    for (size_t i = 0; i < 4; i++)
+    static const op_kind all[] = {OP_SUM, OP_ROWSUM, OP_SOFTMAX, OP_LOGSOFTMAX, OP_ALLREDUCE};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (strcmp(s, op_name(all[i])) == 0) { *op = all[i]; return 0; }
     return -1;
 }

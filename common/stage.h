@@ -16,7 +16,9 @@
 extern "C" {
 #endif
 
-typedef enum { OP_SUM, OP_ROWSUM, OP_SOFTMAX, OP_LOGSOFTMAX } op_kind;
+/* OP_ALLREDUCE: the element-wise sum across GPUs of 08_all_reduce (common/multi_gpu.h); no
+   variant_t has it: a one-GPU stage never sees it. */
+typedef enum { OP_SUM, OP_ROWSUM, OP_SOFTMAX, OP_LOGSOFTMAX, OP_ALLREDUCE } op_kind;
 typedef enum { DT_F32, DT_F16, DT_BF16 } dtype;
 
 typedef struct {

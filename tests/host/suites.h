@@ -13,5 +13,6 @@ extern CU_TestInfo program_tests[];
 extern CU_TestInfo assign_tests[];
 extern CU_TestInfo results_tests[];
 extern CU_TestInfo evidence_tests[];
+extern CU_TestInfo multi_gpu_tests[];
 
 #endif

@@ -16,6 +16,7 @@ int main(void)
         {"course: assignment generator and grader", NULL, NULL, NULL, NULL, assign_tests},
         {"results: the CSV reader, the blocks and BENCHMARKS.md", NULL, NULL, NULL, NULL, results_tests},
         {"evidence: the profile, sanitize and SASS parsers", NULL, NULL, NULL, NULL, evidence_tests},
+        {"multi-GPU: parts, --gpus, bus bytes, all-reduce checks", NULL, NULL, NULL, NULL, multi_gpu_tests},
         CU_SUITE_INFO_NULL,
     };
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
