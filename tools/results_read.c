@@ -138,6 +138,7 @@ const char *res_torch_variant(op_kind op)
     case OP_LOGSOFTMAX:
         return "torch_log_softmax";
     case OP_SUM:
+    case OP_ALLREDUCE:
         break;
     }
     return NULL;
