@@ -11,7 +11,7 @@
 
 #include "paths.h"
 
-static constexpr unsigned FULL_MASK = 0xffffffffu; // all 32 lanes take part in a shuffle
+static constexpr unsigned FULL_MASK = 0xffffffffu;  // all 32 lanes take part in a shuffle
 static constexpr float LOG2E = 1.4426950408889634f; // exp(x) = exp2(x * log2(e))
 
 // ------------------------------------------------------------------------------------------------

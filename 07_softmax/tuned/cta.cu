@@ -79,14 +79,14 @@ const void *cta_kernel()
     return (const void *)softmax_cta<T, LOG, P>;
 }
 
-#define CTA_PATH(T, LOG, P)                                                                    \
+#define CTA_PATH(T, LOG, P)                                                                      \
     template cudaError_t cta_launch<T, LOG, P>(const T *, T *, size_t, size_t, const row_plan &, \
-                                               cudaStream_t);                                  \
+                                               cudaStream_t);                                    \
     template const void *cta_kernel<T, LOG, P>();
-#define CTA_PATHS(T)                                                                           \
-    CTA_PATH(T, false, full_pack<T>())                                                         \
-    CTA_PATH(T, true, full_pack<T>())                                                          \
-    CTA_PATH(T, false, 1)                                                                      \
+#define CTA_PATHS(T)                   \
+    CTA_PATH(T, false, full_pack<T>()) \
+    CTA_PATH(T, true, full_pack<T>())  \
+    CTA_PATH(T, false, 1)              \
     CTA_PATH(T, true, 1)
 CTA_PATHS(float)
 CTA_PATHS(__half)

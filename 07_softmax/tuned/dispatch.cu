@@ -23,9 +23,8 @@ static cudaError_t split_run(const T *d_in, T *d_out, size_t rows, size_t cols, 
 {
     if (d_ws == nullptr) return cudaErrorInvalidValue;
     if (flags) {
-        const cudaError_t e = flags_launch<T, LOG, P>(d_in, d_out, rows, cols, p.p,
-                                                      flag_gathers(p.p.chunks, 2 * WARP_SIZE),
-                                                      d_ws, s);
+        const cudaError_t e = flags_launch<T, LOG, P>(
+            d_in, d_out, rows, cols, p.p, flag_gathers(p.p.chunks, 2 * WARP_SIZE), d_ws, s);
         if (e == cudaSuccess) return cudaGetLastError();
         (void)cudaGetLastError(); // refused after all: the two kernels
     }
@@ -139,7 +138,8 @@ static cudaError_t dispatch(const void *in, void *out, size_t rows, size_t cols,
 // Each path alone (the named variants)
 // ------------------------------------------------------------------------------------------------
 
-static const char *const TUNED_WARP = "07_softmax/tuned_warp", *const TUNED_CTA = "07_softmax/tuned_cta",
+static const char *const TUNED_WARP = "07_softmax/tuned_warp",
+                         *const TUNED_CTA = "07_softmax/tuned_cta",
                          *const TUNED_SPLIT = "07_softmax/tuned_split",
                          *const TUNED_STREAM = "07_softmax/tuned_stream";
 
@@ -209,9 +209,8 @@ static cudaError_t stream_only(const T *d_in, T *d_out, size_t rows, size_t cols
     constexpr int P = full_pack<T>();
     stream_plan sp;
     stream_form f;
-    if (!stream_only_plan<T, LOG>(g, rows, cols,
-                                  (uintptr_t)d_in % PACK_BYTES == 0 && cols % P == 0, d_ws, &sp,
-                                  &f))
+    if (!stream_only_plan<T, LOG>(g, rows, cols, (uintptr_t)d_in % PACK_BYTES == 0 && cols % P == 0,
+                                  d_ws, &sp, &f))
         return cudaErrorInvalidValue;
     const bool flags = f == FORM_MERGE || f == FORM_GATHER;
     say_plan(TUNED_STREAM, rows, cols, flags ? "stream, one launch (flags)" : stream_words(sp),
@@ -304,9 +303,9 @@ static size_t split_workspace(size_t rows, size_t cols, bool always)
     g.clusters = 0;
     const plan_t p =
         plan_rows(g, 1, rows, cols, P, slots_per_thread<P>(), cta_max_threads<P>(), false);
-    const size_t k = always ? split_plan(g, rows, row_slots(cols, P, false), slots_per_thread<P>())
-                                  .p.chunks
-                            : p.p.chunks;
+    const size_t k =
+        always ? split_plan(g, rows, row_slots(cols, P, false), slots_per_thread<P>()).p.chunks
+               : p.p.chunks;
     return always || p.path == PATH_SPLIT ? rows * k * sizeof(unsigned long long) + rows * 16 : 0;
 }
 
@@ -322,29 +321,35 @@ static size_t workspace(size_t rows, size_t cols, bool always)
 // tuned.h
 // ------------------------------------------------------------------------------------------------
 
-size_t workspace_dispatch_f32(size_t rows, size_t cols) { return workspace<float>(rows, cols, false); }
-size_t workspace_dispatch_16(size_t rows, size_t cols) { return workspace<__half>(rows, cols, false); }
+size_t workspace_dispatch_f32(size_t rows, size_t cols)
+{
+    return workspace<float>(rows, cols, false);
+}
+size_t workspace_dispatch_16(size_t rows, size_t cols)
+{
+    return workspace<__half>(rows, cols, false);
+}
 size_t workspace_tuned_f32(size_t rows, size_t cols) { return workspace<float>(rows, cols, true); }
 size_t workspace_tuned_16(size_t rows, size_t cols) { return workspace<__half>(rows, cols, true); }
 
-#define ENTRY(name, body)                                                                      \
-    cudaError_t name(const void *d_in, void *d_out, size_t rows, size_t cols, void *d_ws,      \
-                     cudaStream_t s)                                                           \
-    {                                                                                          \
-        return body(d_in, d_out, rows, cols, d_ws, s);                                         \
+#define ENTRY(name, body)                                                                 \
+    cudaError_t name(const void *d_in, void *d_out, size_t rows, size_t cols, void *d_ws, \
+                     cudaStream_t s)                                                      \
+    {                                                                                     \
+        return body(d_in, d_out, rows, cols, d_ws, s);                                    \
     }
-#define SUPPORTS(name, body)                                                                   \
+#define SUPPORTS(name, body) \
     int name(size_t rows, size_t cols) { return body(rows, cols); }
-#define ENTRIES(suffix, T, LOG)                                                                \
-    ENTRY(launch_dispatch_##suffix, (dispatch<T, LOG>))                                        \
-    ENTRY(launch_tuned_warp_##suffix, (path_only<T, LOG, ONLY_WARP>))                          \
-    ENTRY(launch_tuned_cta_##suffix, (path_only<T, LOG, ONLY_CTA>))                            \
-    ENTRY(launch_tuned_split_##suffix, (path_only<T, LOG, ONLY_SPLIT>))                        \
-    ENTRY(launch_tuned_stream_##suffix, (path_only<T, LOG, ONLY_STREAM>))                      \
-    SUPPORTS(supports_dispatch_##suffix, supports_any)                                         \
-    SUPPORTS(supports_tuned_warp_##suffix, supports_warp)                                      \
-    SUPPORTS(supports_tuned_cta_##suffix, (supports_cta<T, LOG>))                              \
-    SUPPORTS(supports_tuned_split_##suffix, supports_split<T>)                                 \
+#define ENTRIES(suffix, T, LOG)                                           \
+    ENTRY(launch_dispatch_##suffix, (dispatch<T, LOG>))                   \
+    ENTRY(launch_tuned_warp_##suffix, (path_only<T, LOG, ONLY_WARP>))     \
+    ENTRY(launch_tuned_cta_##suffix, (path_only<T, LOG, ONLY_CTA>))       \
+    ENTRY(launch_tuned_split_##suffix, (path_only<T, LOG, ONLY_SPLIT>))   \
+    ENTRY(launch_tuned_stream_##suffix, (path_only<T, LOG, ONLY_STREAM>)) \
+    SUPPORTS(supports_dispatch_##suffix, supports_any)                    \
+    SUPPORTS(supports_tuned_warp_##suffix, supports_warp)                 \
+    SUPPORTS(supports_tuned_cta_##suffix, (supports_cta<T, LOG>))         \
+    SUPPORTS(supports_tuned_split_##suffix, supports_split<T>)            \
     SUPPORTS(supports_tuned_stream_##suffix, (supports_stream<T, LOG>))
 ENTRIES(f32, float, false)
 ENTRIES(f32_log, float, true)

@@ -72,9 +72,9 @@ static __device__ __forceinline__ unsigned cluster_smem(const void *p, unsigned 
 // reads another's shared memory, so none has to wait for the others before it leaves. Before
 // the first call the cluster must have met once after every `got` was initialised (a message to
 // a barrier that does not exist yet is lost).
-static __device__ __forceinline__ max_sum cluster_states(max_sum row, max_sum *states, uint64_t *got,
-                                                         unsigned me, unsigned chunks,
-                                                         unsigned parity)
+static __device__ __forceinline__ max_sum cluster_states(max_sum row, max_sum *states,
+                                                         uint64_t *got, unsigned me,
+                                                         unsigned chunks, unsigned parity)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (threadIdx.x < chunks && threadIdx.x != me)
@@ -84,10 +84,10 @@ static __device__ __forceinline__ max_sum cluster_states(max_sum row, max_sum *s
                      : "memory");
     if (threadIdx.x == 0) {
         states[me] = row;
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
-                         smem_address(got)),
-                     "r"(8u * (chunks - 1))
-                     : "memory");
+        asm volatile(
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(got)),
+            "r"(8u * (chunks - 1))
+            : "memory");
     }
     mbar_wait(got, parity);
     const unsigned lane = threadIdx.x % WARP_SIZE;

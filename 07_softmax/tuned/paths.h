@@ -20,7 +20,7 @@ static constexpr int CTA_MAX_THREADS = 1024; // the most threads a block may hav
 // CTA path with rows to spare: at most 512 threads, so that two CTAs share an SM and one loads
 // while the other reduces and writes (where registers allow: a float CTA of 512 takes 72 to 96).
 static constexpr int CTA_SHARED_SM_THREADS = 512;
-static constexpr int PORTABLE_CLUSTER = 8;   // the largest cluster every sm_90 part takes
+static constexpr int PORTABLE_CLUSTER = 8;    // the largest cluster every sm_90 part takes
 static constexpr int STREAM_MAX_CLUSTER = 16; // H100 and H200 take 16 with the non-portable opt-in
 static constexpr size_t MAX_GRID_X = 2147483647u; // gridDim.x limit (2^31 - 1)
 
@@ -117,8 +117,8 @@ const void *flags_kernel(bool gather);
 // stream.cu (sm_90): plan sp in form f (d_ws: the flag path's workspace, for FORM_MERGE and
 // FORM_GATHER). The kernel of a form (nullptr where it is not built: FORM_RING_EARLY in float).
 template <typename T, bool LOG>
-cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t cols,
-                          const stream_plan &sp, stream_form f, void *d_ws, cudaStream_t s);
+cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t cols, const stream_plan &sp,
+                          stream_form f, void *d_ws, cudaStream_t s);
 template <typename T, bool LOG>
 const void *stream_kernel(stream_form f);
 

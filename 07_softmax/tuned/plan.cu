@@ -68,7 +68,8 @@ cudaError_t current_gpu(gpu_t *g)
         }
         int mem_khz = 0, bus_bits = 0, sm_khz = 0;
         if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) !=
+                cudaSuccess ||
             cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev) != cudaSuccess) {
             (void)cudaGetLastError();
             mem_khz = 0;
@@ -85,8 +86,8 @@ cudaError_t current_gpu(gpu_t *g)
 
 // With REDUCE_VERBOSE=1 in the environment, says on stderr which path and plan a shape gets, once
 // per shape: what the planner decided on this GPU, for the README's tables and for a user.
-void say_plan(const char *who, size_t rows, size_t cols, const char *path, int chunks,
-                     int threads, size_t elem_bytes, int pack)
+void say_plan(const char *who, size_t rows, size_t cols, const char *path, int chunks, int threads,
+              size_t elem_bytes, int pack)
 {
     static size_t last_rows, last_cols, last_bytes;
     static const char *last_path, *last_who;
@@ -158,8 +159,8 @@ plan_t split_plan(const gpu_t &g, size_t rows, size_t slots, int per_thread)
 //    93, alone); 1024 where a row needs it to fit the largest cluster;
 //  - K > 1 chunks need a cluster (sm_90, up to max_cluster CTAs);
 //  - otherwise the split path, whose chunks only ever double for parallelism.
-plan_t plan_rows(const gpu_t &g, int max_cluster, size_t rows, size_t cols, int P,
-                        int per_thread, int max_threads, bool aligned)
+plan_t plan_rows(const gpu_t &g, int max_cluster, size_t rows, size_t cols, int P, int per_thread,
+                 int max_threads, bool aligned)
 {
     const size_t slots = row_slots(cols, P, aligned);
     const size_t limit = g.clusters ? (size_t)max_cluster : 1;
@@ -265,11 +266,11 @@ bool flags_fit(const gpu_t &g, size_t rows, const plan_t &p, const void *d_ws)
         return false;
     int per_sm = 0;
     const bool gathers = flag_gathers(p.p.chunks, 2 * WARP_SIZE);
-    const bool fit = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                         &per_sm, flags_kernel<T, LOG, P>(gathers), p.p.threads, 0) ==
-                         cudaSuccess &&
-                     rows * (size_t)p.p.chunks + flag_extra_ctas(rows, p.p.threads, gathers) <=
-                         (size_t)per_sm * g.sms;
+    const bool fit =
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, flags_kernel<T, LOG, P>(gathers),
+                                                      p.p.threads, 0) == cudaSuccess &&
+        rows * (size_t)p.p.chunks + flag_extra_ctas(rows, p.p.threads, gathers) <=
+            (size_t)per_sm * g.sms;
     (void)cudaGetLastError();
     return fit;
 }
@@ -374,8 +375,7 @@ static int stream_fit_threads(const void *kernel, int threads, size_t smem)
 // 94%, 4096 x 50257 bf16 89% -> 94%), one buffer or two. Clusters loop: relaunching a cluster
 // per row lost 2 to 6 points (1024 x 65536 and 256 x 151936 float).
 template <typename T, bool LOG>
-bool plan_stream(const gpu_t &g, size_t rows, size_t cols, stream_plan *sp,
-                        stream_form *form)
+bool plan_stream(const gpu_t &g, size_t rows, size_t cols, stream_plan *sp, stream_form *form)
 {
     constexpr int P = full_pack<T>();
     const void *kernel = stream_kernel<T, LOG>(FORM_CLUSTER);
@@ -450,8 +450,8 @@ bool plan_stream(const gpu_t &g, size_t rows, size_t cols, stream_plan *sp,
             // of the copy against 81%).
             const bool early_rule = P >= 8 && (sp->chunks > 1 || g.dram_bytes_per_sm_clock >=
                                                                      FAST_DRAM_BYTES_PER_SM_CLOCK);
-            sp->rest_early = forced.ring_early == TUNED_AUTO ? early_rule
-                                                             : forced.ring_early == TUNED_ON;
+            sp->rest_early =
+                forced.ring_early == TUNED_AUTO ? early_rule : forced.ring_early == TUNED_ON;
             if (sp->rest_early && stream_smem_limit(g, early_kernel) != limit)
                 sp->rest_early = false; // (and float has no such kernel)
             sp->smem = ring;
@@ -486,8 +486,8 @@ bool plan_stream(const gpu_t &g, size_t rows, size_t cols, stream_plan *sp,
 // when not every CTA fits at once, or on a GPU without bulk copies or cooperative launch. The
 // flag path's workspace, with the same K.
 template <typename T, bool LOG>
-bool plan_stream_flags(const gpu_t &g, size_t rows, size_t cols, const plan_t &p,
-                              const void *d_ws, stream_plan *sp, stream_form *form)
+bool plan_stream_flags(const gpu_t &g, size_t rows, size_t cols, const plan_t &p, const void *d_ws,
+                       stream_plan *sp, stream_form *form)
 {
     constexpr int P = full_pack<T>();
     if (p.path != PATH_SPLIT || d_ws == nullptr || !g.coop || g.cc_major < 9 ||
@@ -529,14 +529,14 @@ bool stream_wanted(const gpu_t &g, const plan_t &p)
 
 const char *stream_words(const stream_plan &sp)
 {
-    return sp.ring && sp.rest_early ? "stream (shared memory, looping, a ring, its rest asked during the writes)"
+    return sp.ring && sp.rest_early
+               ? "stream (shared memory, looping, a ring, its rest asked during the writes)"
            : sp.ring && sp.bulk_out ? "stream (shared memory, looping, a ring, outputs by the TMA)"
            : sp.ring                ? "stream (shared memory, looping, a ring)"
            : sp.loop                ? "stream (shared memory, looping)"
            : sp.bulk_out            ? "stream (shared memory, outputs by the TMA)"
                                     : "stream (shared memory)";
 }
-
 
 // ------------------------------------------------------------------------------------------------
 // testing.h
@@ -564,13 +564,13 @@ size_t softmax_tuned_smem_edges(size_t elem_bytes, size_t *cols, size_t max)
     return n;
 }
 
-#define PLAN(T, LOG)                                                                           \
-    template bool flags_fit<T, LOG, full_pack<T>()>(const gpu_t &, size_t, const plan_t &,     \
-                                                    const void *);                             \
-    template bool flags_fit<T, LOG, 1>(const gpu_t &, size_t, const plan_t &, const void *);   \
-    template bool plan_stream<T, LOG>(const gpu_t &, size_t, size_t, stream_plan *,            \
-                                      stream_form *);                                          \
-    template bool plan_stream_flags<T, LOG>(const gpu_t &, size_t, size_t, const plan_t &,     \
+#define PLAN(T, LOG)                                                                         \
+    template bool flags_fit<T, LOG, full_pack<T>()>(const gpu_t &, size_t, const plan_t &,   \
+                                                    const void *);                           \
+    template bool flags_fit<T, LOG, 1>(const gpu_t &, size_t, const plan_t &, const void *); \
+    template bool plan_stream<T, LOG>(const gpu_t &, size_t, size_t, stream_plan *,          \
+                                      stream_form *);                                        \
+    template bool plan_stream_flags<T, LOG>(const gpu_t &, size_t, size_t, const plan_t &,   \
                                             const void *, stream_plan *, stream_form *);
 PLAN(float, false)
 PLAN(float, true)

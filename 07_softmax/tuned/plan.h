@@ -27,8 +27,8 @@ cudaError_t current_gpu(gpu_t *g);
 
 // With REDUCE_VERBOSE=1: "WHO: ROWS x COLS (B-byte elements, P a slot): PATH, K CTA(s) a row, T
 // threads each" on stderr, once per shape and path.
-void say_plan(const char *who, size_t rows, size_t cols, const char *path, int chunks,
-              int threads, size_t elem_bytes, int pack);
+void say_plan(const char *who, size_t rows, size_t cols, const char *path, int chunks, int threads,
+              size_t elem_bytes, int pack);
 
 enum path_kind { PATH_CTA, PATH_SPLIT };
 
@@ -42,8 +42,8 @@ size_t row_slots(size_t cols, int P, bool aligned);
 // The split path's plan for rows of `slots` slots, per_thread slots a thread.
 plan_t split_plan(const gpu_t &g, size_t rows, size_t slots, int per_thread);
 // The CTA path's plan (a CTA or a cluster of up to max_cluster a row), else the split path's.
-plan_t plan_rows(const gpu_t &g, int max_cluster, size_t rows, size_t cols, int P,
-                 int per_thread, int max_threads, bool aligned);
+plan_t plan_rows(const gpu_t &g, int max_cluster, size_t rows, size_t cols, int P, int per_thread,
+                 int max_threads, bool aligned);
 // The largest cluster of the CTA path's kernel on the current device: 8, or 1 (none).
 int cluster_limit(const void *kernel);
 // Whether a cluster wider than an SM beats the split path's two kernels.
@@ -60,8 +60,8 @@ template <typename T, bool LOG>
 bool plan_stream(const gpu_t &g, size_t rows, size_t cols, stream_plan *sp, stream_form *form);
 // Split plan p on the stream kernel in one cooperative launch; false where it does not fit.
 template <typename T, bool LOG>
-bool plan_stream_flags(const gpu_t &g, size_t rows, size_t cols, const plan_t &p,
-                       const void *d_ws, stream_plan *sp, stream_form *form);
+bool plan_stream_flags(const gpu_t &g, size_t rows, size_t cols, const plan_t &p, const void *d_ws,
+                       stream_plan *sp, stream_form *form);
 // Whether the dispatcher sends a shape whose CTA-path plan is p to the stream path.
 bool stream_wanted(const gpu_t &g, const plan_t &p);
 // The stream plan's words in the REDUCE_VERBOSE line.

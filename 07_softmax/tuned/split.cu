@@ -52,7 +52,6 @@ static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>
     write_chunk<T, LOG, P>(d_out + c.row * cols, cols, c, v, mine.m, row);
 }
 
-
 // GATHER: the rows gather (at most 32 chunks a row); no merging CTAs are launched.
 template <typename T, bool LOG, int P, bool GATHER>
 static __global__ void __launch_bounds__(cta_max_threads<P>(), cta_min_blocks<P>())
@@ -148,8 +147,7 @@ cudaError_t flags_launch(const T *d_in, T *d_out, size_t rows, size_t cols, cons
     unsigned long long *words = static_cast<unsigned long long *>(d_ws);
     size_t n_rows = rows, n_cols = cols, n_slots = p.chunk_slots;
     int n_chunks = p.chunks;
-    void *args[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols,
-                    &n_chunks,     &n_slots,       &words};
+    void *args[] = {(void *)&d_in, (void *)&d_out, &n_rows, &n_cols, &n_chunks, &n_slots, &words};
     return cudaLaunchCooperativeKernel(
         flags_kernel<T, LOG, P>(gather),
         dim3((unsigned)(rows * p.chunks + (gather ? 0 : flag_mergers(rows, p.threads)))),
@@ -163,16 +161,16 @@ const void *flags_kernel(bool gather)
                   : (const void *)softmax_flags<T, LOG, P, false>;
 }
 
-#define SPLIT_PATH(T, LOG, P)                                                                  \
-    template cudaError_t split_launch<T, LOG, P>(const T *, T *, size_t, size_t,               \
-                                                 const row_plan &, void *, cudaStream_t);      \
-    template cudaError_t flags_launch<T, LOG, P>(const T *, T *, size_t, size_t,               \
-                                                 const row_plan &, bool, void *, cudaStream_t); \
+#define SPLIT_PATH(T, LOG, P)                                                                      \
+    template cudaError_t split_launch<T, LOG, P>(const T *, T *, size_t, size_t, const row_plan &, \
+                                                 void *, cudaStream_t);                            \
+    template cudaError_t flags_launch<T, LOG, P>(const T *, T *, size_t, size_t, const row_plan &, \
+                                                 bool, void *, cudaStream_t);                      \
     template const void *flags_kernel<T, LOG, P>(bool);
-#define SPLIT_PATHS(T)                                                                         \
-    SPLIT_PATH(T, false, full_pack<T>())                                                       \
-    SPLIT_PATH(T, true, full_pack<T>())                                                        \
-    SPLIT_PATH(T, false, 1)                                                                    \
+#define SPLIT_PATHS(T)                   \
+    SPLIT_PATH(T, false, full_pack<T>()) \
+    SPLIT_PATH(T, true, full_pack<T>())  \
+    SPLIT_PATH(T, false, 1)              \
     SPLIT_PATH(T, true, 1)
 SPLIT_PATHS(float)
 SPLIT_PATHS(__half)

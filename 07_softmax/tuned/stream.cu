@@ -5,7 +5,7 @@
 // Idea:  one lane asks the Tensor Memory Accelerator (TMA, a copy unit in each SM that moves
 //        memory by itself once asked: cp.async.bulk) for the CTA's chunk of the row, whose bytes
 //        land on an mbarrier (a barrier in shared memory that counts bytes). No thread holds a
-//        value, so a CTA takes 40 to 56 registers a thread and several share an SM, each at its
+//        value, so a CTA takes 45 to 55 registers a thread and several share an SM, each at its
 //        own phase: one loads while another reduces or writes. A CTA a row is launched once a
 //        row; K > 1 CTAs a row form a cluster, as in the CTA path, and the resident clusters loop
 //        over the rows. Where a chunk is over half a CTA's shared memory, the CTA (or cluster)
@@ -16,10 +16,10 @@
 //        reads nothing while it reduces (f32 softmax, this path over plain_dispatch: 1.48x at
 //        16384 columns, 3.06x at 32768, 2.81x at 65536; over the CTA path, 4096 x 50257 in 0.75
 //        of the time in float and 0.66 in 16-bit).
-// Cost:  sm_90 and clusters; as many rows x CTAs a row as SMs (few long rows take the split
-//        plan, on this kernel in one launch where the register-holding CTAs cannot all be
-//        resident); a row is read whole before any of it is written, so the slots of a lone CTA
-//        stay busy from its first load to its last store.
+// Cost:  sm_90 and clusters; rows x CTAs a row must reach the SM count (few long rows take the
+//        split plan instead, on this kernel in one launch where the register-holding CTAs cannot
+//        all be resident); a CTA whose chunk fills over half its shared memory is alone on its
+//        SM, which then reads nothing while it reduces, unless the ring's early loads cover it.
 // Run:   build/07_softmax --variant tuned_stream --cols 16384,32768,65536 [--dtype bf16]
 #include "chunk.cuh"
 #include "exchange.cuh"
@@ -78,10 +78,10 @@ static __device__ __forceinline__ void bulk_stores(void *dst, const void *src, u
 {
     for (unsigned off = lane * BULK_PIECE; off < bytes; off += WARP_SIZE * BULK_PIECE) {
         const unsigned n = bytes - off < BULK_PIECE ? bytes - off : BULK_PIECE;
-        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(
-                         (char *)dst + off),
-                     "r"(smem_address((const char *)src + off)), "r"(n)
-                     : "memory");
+        asm volatile(
+            "cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"((char *)dst + off),
+            "r"(smem_address((const char *)src + off)), "r"(n)
+            : "memory");
     }
 }
 
@@ -108,10 +108,9 @@ static __device__ __forceinline__ unsigned ring_at(unsigned pos, unsigned l, uns
 // slot pos; their bytes counted on bar, which then gets its one arrival only if `arrive` (a
 // row's first part is asked for without it, the rest with it: the phase ends once both landed).
 template <typename T, int P>
-static __device__ __forceinline__ void ring_ask(const T *x, const chunk_t &c, uint4 *ring,
-                                                unsigned ring_slots, unsigned pos, unsigned lo,
-                                                unsigned hi, bool arrive, uint64_t *bar,
-                                                unsigned lane)
+static __device__ __forceinline__ void
+ring_ask(const T *x, const chunk_t &c, uint4 *ring, unsigned ring_slots, unsigned pos, unsigned lo,
+         unsigned hi, bool arrive, uint64_t *bar, unsigned lane)
 {
     const T *base = x - c.a + c.first * P; // on a 16-byte boundary
     const unsigned a = lo > c.whole_lo ? lo : c.whole_lo, z = hi < c.whole_hi ? hi : c.whole_hi;
@@ -120,15 +119,15 @@ static __device__ __forceinline__ void ring_ask(const T *x, const chunk_t &c, ui
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     if (lane == 0) {
         if (arrive)
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
-                             smem_address(bar)),
-                         "r"(n * PACK_BYTES)
-                         : "memory");
+            asm volatile(
+                "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)),
+                "r"(n * PACK_BYTES)
+                : "memory");
         else
-            asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(
-                             smem_address(bar)),
-                         "r"(n * PACK_BYTES)
-                         : "memory");
+            asm volatile(
+                "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(smem_address(bar)),
+                "r"(n * PACK_BYTES)
+                : "memory");
     }
     __syncwarp();
     bulk_copies(ring + q, base + (size_t)a * P, n1 * PACK_BYTES, bar, lane);
@@ -176,7 +175,7 @@ static __global__ void __launch_bounds__(1024, 1)
     extern __shared__ uint4 smem_slots[]; // chunk_slots 16-byte slots, or the ring
     __shared__ __align__(8) uint64_t bar[2];
     __shared__ max_sum cta_state[2];
-    __shared__ __align__(8) uint64_t got[2];               // the cluster's messages, by row parity
+    __shared__ __align__(8) uint64_t got[2]; // the cluster's messages, by row parity
     __shared__ max_sum states[2][STREAM_MAX_CLUSTER];
     constexpr bool FLAGS = EX != EX_CLUSTER;
     const size_t data_ctas = FLAGS ? rows * (size_t)chunks : gridDim.x;
@@ -220,8 +219,8 @@ static __global__ void __launch_bounds__(1024, 1)
             if (RING) {
                 // the rest of this row, into what the row before left (unless asked for already)
                 if (!SPLIT || !rest_asked)
-                    ring_ask<T, P>(x, c, smem_slots, ring_slots, pos, early, c.count, true,
-                                   &bar[b], lane);
+                    ring_ask<T, P>(x, c, smem_slots, ring_slots, pos, early, c.count, true, &bar[b],
+                                   lane);
                 early = 0;
                 rest_asked = false;
             } else {
@@ -391,27 +390,31 @@ static __global__ void __launch_bounds__(1024, 1)
 #endif
 }
 
-
 template <typename T, bool LOG>
 const void *stream_kernel(stream_form f)
 {
     switch (f) {
-    case FORM_CLUSTER: return (const void *)softmax_stream<T, LOG, EX_CLUSTER>;
-    case FORM_RING: return (const void *)softmax_stream<T, LOG, EX_CLUSTER, true>;
+    case FORM_CLUSTER:
+        return (const void *)softmax_stream<T, LOG, EX_CLUSTER>;
+    case FORM_RING:
+        return (const void *)softmax_stream<T, LOG, EX_CLUSTER, true>;
     case FORM_RING_EARLY:
         // 16-bit rings only: float rings lost with the early ask (clusters of 2 at 1024 x 65536
         // float, 3.0 to 4.9 points of the copy on an H100; float log-softmax rings on an H200)
-        if constexpr (sizeof(T) == 2) return (const void *)softmax_stream<T, LOG, EX_CLUSTER, true, true>;
+        if constexpr (sizeof(T) == 2)
+            return (const void *)softmax_stream<T, LOG, EX_CLUSTER, true, true>;
         return nullptr;
-    case FORM_MERGE: return (const void *)softmax_stream<T, LOG, EX_MERGE>;
-    case FORM_GATHER: return (const void *)softmax_stream<T, LOG, EX_GATHER>;
+    case FORM_MERGE:
+        return (const void *)softmax_stream<T, LOG, EX_MERGE>;
+    case FORM_GATHER:
+        return (const void *)softmax_stream<T, LOG, EX_GATHER>;
     }
     return nullptr;
 }
 
 template <typename T, bool LOG>
-cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t cols,
-                          const stream_plan &sp, stream_form f, void *d_ws, cudaStream_t s)
+cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t cols, const stream_plan &sp,
+                          stream_form f, void *d_ws, cudaStream_t s)
 {
     const bool flags = f == FORM_MERGE || f == FORM_GATHER;
     const void *kernel = stream_kernel<T, LOG>(f);
@@ -446,10 +449,9 @@ cudaError_t stream_launch(const T *d_in, T *d_out, size_t rows, size_t cols,
     return err != cudaSuccess ? err : cudaGetLastError();
 }
 
-#define STREAM_PATH(T, LOG)                                                                    \
-    template cudaError_t stream_launch<T, LOG>(const T *, T *, size_t, size_t,                 \
-                                               const stream_plan &, stream_form, void *,        \
-                                               cudaStream_t);                                  \
+#define STREAM_PATH(T, LOG)                                                                      \
+    template cudaError_t stream_launch<T, LOG>(                                                  \
+        const T *, T *, size_t, size_t, const stream_plan &, stream_form, void *, cudaStream_t); \
     template const void *stream_kernel<T, LOG>(stream_form);
 STREAM_PATH(float, false)
 STREAM_PATH(float, true)

@@ -41,16 +41,16 @@ size_t workspace_tuned_16(size_t rows, size_t cols);
 // Softmax (and _log: log-softmax) of each row of a row-major [rows, cols] matrix, on stream s,
 // and where each variant applies, for its dtype and op: dispatch for any rows, cols >= 1 and any
 // pointers aligned to their element size.
-#define SOFTMAX_TUNED_DECLARE(name, suffix)                                                    \
-    cudaError_t launch_##name##_##suffix(const void *d_in, void *d_out, size_t rows,           \
-                                         size_t cols, void *d_workspace, cudaStream_t s);      \
+#define SOFTMAX_TUNED_DECLARE(name, suffix)                                                       \
+    cudaError_t launch_##name##_##suffix(const void *d_in, void *d_out, size_t rows, size_t cols, \
+                                         void *d_workspace, cudaStream_t s);                      \
     int supports_##name##_##suffix(size_t rows, size_t cols);
-#define SOFTMAX_TUNED_DECLARE_ALL(name)                                                        \
-    SOFTMAX_TUNED_DECLARE(name, f32)                                                           \
-    SOFTMAX_TUNED_DECLARE(name, f32_log)                                                       \
-    SOFTMAX_TUNED_DECLARE(name, f16)                                                           \
-    SOFTMAX_TUNED_DECLARE(name, f16_log)                                                       \
-    SOFTMAX_TUNED_DECLARE(name, bf16)                                                          \
+#define SOFTMAX_TUNED_DECLARE_ALL(name)  \
+    SOFTMAX_TUNED_DECLARE(name, f32)     \
+    SOFTMAX_TUNED_DECLARE(name, f32_log) \
+    SOFTMAX_TUNED_DECLARE(name, f16)     \
+    SOFTMAX_TUNED_DECLARE(name, f16_log) \
+    SOFTMAX_TUNED_DECLARE(name, bf16)    \
     SOFTMAX_TUNED_DECLARE(name, bf16_log)
 SOFTMAX_TUNED_DECLARE_ALL(dispatch)
 SOFTMAX_TUNED_DECLARE_ALL(tuned_warp)
@@ -67,25 +67,25 @@ SOFTMAX_TUNED_DECLARE_ALL(tuned_stream)
 // The tuned variants, the last rows of softmax.cu's variant table (OP_* and DT_* of
 // common/stage.h): each variant in each dtype and op, with its scratch (ws32, ws16: NULL for
 // none).
-#define SOFTMAX_TUNED_ROW(name, idea, op, dt, ws, suffix)                                      \
+#define SOFTMAX_TUNED_ROW(name, idea, op, dt, ws, suffix) \
     {#name, idea, op, dt, dt, supports_##name##_##suffix, ws, launch_##name##_##suffix},
-#define SOFTMAX_TUNED_ROWS(name, idea, ws32, ws16)                                             \
-    SOFTMAX_TUNED_ROW(name, idea, OP_SOFTMAX, DT_F32, ws32, f32)                               \
-    SOFTMAX_TUNED_ROW(name, idea, OP_LOGSOFTMAX, DT_F32, ws32, f32_log)                        \
-    SOFTMAX_TUNED_ROW(name, idea, OP_SOFTMAX, DT_F16, ws16, f16)                               \
-    SOFTMAX_TUNED_ROW(name, idea, OP_LOGSOFTMAX, DT_F16, ws16, f16_log)                        \
-    SOFTMAX_TUNED_ROW(name, idea, OP_SOFTMAX, DT_BF16, ws16, bf16)                             \
+#define SOFTMAX_TUNED_ROWS(name, idea, ws32, ws16)                      \
+    SOFTMAX_TUNED_ROW(name, idea, OP_SOFTMAX, DT_F32, ws32, f32)        \
+    SOFTMAX_TUNED_ROW(name, idea, OP_LOGSOFTMAX, DT_F32, ws32, f32_log) \
+    SOFTMAX_TUNED_ROW(name, idea, OP_SOFTMAX, DT_F16, ws16, f16)        \
+    SOFTMAX_TUNED_ROW(name, idea, OP_LOGSOFTMAX, DT_F16, ws16, f16_log) \
+    SOFTMAX_TUNED_ROW(name, idea, OP_SOFTMAX, DT_BF16, ws16, bf16)      \
     SOFTMAX_TUNED_ROW(name, idea, OP_LOGSOFTMAX, DT_BF16, ws16, bf16_log)
-#define SOFTMAX_TUNED_VARIANTS                                                                 \
-    SOFTMAX_TUNED_ROWS(dispatch, "tuned: the path and plan for each shape, f32/f16/bf16",     \
-                       workspace_dispatch_f32, workspace_dispatch_16)                          \
-    SOFTMAX_TUNED_ROWS(tuned_warp, "tuned warp path: 1..32 lanes a row, packs, rows a group",  \
-                       NULL, NULL)                                                             \
-    SOFTMAX_TUNED_ROWS(tuned_cta, "tuned CTA path: a CTA or a cluster a row, in registers",    \
-                       NULL, NULL)                                                             \
-    SOFTMAX_TUNED_ROWS(tuned_split, "tuned split path: CTAs a row swap states in memory",      \
-                       workspace_tuned_f32, workspace_tuned_16)                                \
-    SOFTMAX_TUNED_ROWS(tuned_stream, "tuned stream path: chunks in smem by the TMA (sm_90)",   \
+#define SOFTMAX_TUNED_VARIANTS                                                                    \
+    SOFTMAX_TUNED_ROWS(dispatch, "tuned: the path and plan for each shape, f32/f16/bf16",         \
+                       workspace_dispatch_f32, workspace_dispatch_16)                             \
+    SOFTMAX_TUNED_ROWS(tuned_warp, "tuned warp path: 1..32 lanes a row, packs, rows a group",     \
+                       NULL, NULL)                                                                \
+    SOFTMAX_TUNED_ROWS(tuned_cta, "tuned CTA path: a CTA or a cluster a row, in registers", NULL, \
+                       NULL)                                                                      \
+    SOFTMAX_TUNED_ROWS(tuned_split, "tuned split path: CTAs a row swap states in memory",         \
+                       workspace_tuned_f32, workspace_tuned_16)                                   \
+    SOFTMAX_TUNED_ROWS(tuned_stream, "tuned stream path: chunks in smem by the TMA (sm_90)",      \
                        workspace_tuned_f32, workspace_tuned_16)
 
 #endif // SOFTMAX_TUNED_H

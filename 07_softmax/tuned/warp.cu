@@ -162,7 +162,8 @@ static cudaError_t warp_narrow(const T *d_in, T *d_out, size_t rows, int cols, i
                                cudaStream_t s)
 {
     if constexpr (G < WARP_SIZE) {
-        if (cols > G * P) return warp_narrow<T, LOG, P, RPA, 2 * G>(d_in, d_out, rows, cols, sms, s);
+        if (cols > G * P)
+            return warp_narrow<T, LOG, P, RPA, 2 * G>(d_in, d_out, rows, cols, sms, s);
     }
     return warp_launch<T, LOG, P, G, P, RPA>(d_in, d_out, rows, cols, sms, s);
 }
@@ -203,7 +204,7 @@ cudaError_t warp_path(const T *d_in, T *d_out, size_t rows, int cols, bool packe
     return warp_wide<T, LOG, 1, 4, 4>(d_in, d_out, rows, cols, sms, s);
 }
 
-#define WARP_PATH(T, LOG)                                                                     \
+#define WARP_PATH(T, LOG) \
     template cudaError_t warp_path<T, LOG>(const T *, T *, size_t, int, bool, int, cudaStream_t);
 WARP_PATH(float, false)
 WARP_PATH(float, true)

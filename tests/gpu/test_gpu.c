@@ -237,6 +237,24 @@ static typed_input typed_some(const float *x, size_t n, int mask)
 
 static typed_input typed_of(const float *x, size_t n) { return typed_some(x, n, 7); }
 
+/* -x in the dtypes of t (exact: a sign flip). */
+static typed_input typed_negated(const typed_input *t, size_t n)
+{
+    typed_input o = {NULL, NULL, NULL};
+    if (t->f32) {
+        o.f32 = malloc(n * 4 + 4);
+        for (size_t i = 0; i < n; i++) o.f32[i] = -t->f32[i];
+    }
+    uint16_t *const from[2] = {t->f16, t->bf16};
+    uint16_t **const to[2] = {&o.f16, &o.bf16};
+    for (int k = 0; k < 2; k++)
+        if (from[k]) {
+            *to[k] = malloc(n * 2 + 2);
+            for (size_t i = 0; i < n; i++) (*to[k])[i] = from[k][i] ^ 0x8000u;
+        }
+    return o;
+}
+
 static const void *typed_for(const typed_input *t, dtype dt)
 {
     return dt == DT_F32 ? (const void *)t->f32 : dt == DT_F16 ? (const void *)t->f16 : (const void *)t->bf16;
@@ -648,24 +666,25 @@ static void softmax_pattern(float *x, size_t rows, size_t cols, int pat, uint64_
     round_to_all_types(x, n); /* every pattern is exact in f32, f16 and bf16: one reference */
 }
 
-/* Which variants a softmax case runs: those of dtype dt and op op (-1: every dtype, every op);
-   with tuned_only, only 07's tuned variants (dispatch and tuned_*), whose thresholds the case
-   is about. */
+/* 07's tuned variants, as bits of a pick's `tuned` (0: every variant, these and the others). */
+enum { DISPATCH = 1, WARP = 2, CTA = 4, SPLIT = 8, STREAM = 16 };
+static const char *const tuned_names[] = {"dispatch", "tuned_warp", "tuned_cta", "tuned_split", "tuned_stream"};
+
+/* Which variants a softmax case runs: those of dtype dt and op op (-1: every dtype, every op),
+   and with tuned != 0 only the tuned variants of that mask, whose thresholds the case is about. */
 typedef struct {
-    int dt, op, tuned_only;
+    int dt, op, tuned;
 } pick;
 static const pick EVERY = {-1, -1, 0};
 
-static int is_tuned(const entry *e)
-{
-    return strcmp(e->stage->dir, "07_softmax") == 0 &&
-           (strcmp(e->v->name, "dispatch") == 0 || strncmp(e->v->name, "tuned_", 6) == 0);
-}
-
 static int picked(const entry *e, pick p)
 {
-    return (p.dt < 0 || (int)e->v->in_type == p.dt) && (p.op < 0 || (int)e->v->op == p.op) &&
-           (!p.tuned_only || is_tuned(e));
+    if ((p.dt >= 0 && (int)e->v->in_type != p.dt) || (p.op >= 0 && (int)e->v->op != p.op)) return 0;
+    if (!p.tuned) return 1;
+    if (strcmp(e->stage->dir, "07_softmax") != 0) return 0;
+    for (int i = 0; i < 5; i++)
+        if ((p.tuned & (1 << i)) && strcmp(e->v->name, tuned_names[i]) == 0) return 1;
+    return 0;
 }
 
 /* Elements launched on by the softmax tests (rows x cols, twice where a case launches twice),
@@ -697,7 +716,9 @@ static size_t softmax_case(size_t rows, size_t cols, int patterns, size_t in_off
            split path's flags): their first pattern runs right after a launch on other data, the
            scratch not zeroed between, so a state or flag left over from it would be read again */
         const int again = cols > 1024 && first && !keep_scratch;
-        if (again) {
+        if (again && pat == PAT_RANDOM) {
+            other = typed_negated(&t, n); /* other random values: every row's max and sum move */
+        } else if (again) {
             float *y = malloc(n * 4);
             softmax_pattern(y, rows, cols, PAT_RANDOM, 31 * n + pat + 17);
             other = typed_some(y, n, dts);
@@ -768,7 +789,7 @@ static void tuned_force(softmax_tuned_overrides o) { softmax_tuned_set_overrides
 static void tuned_auto(void) { softmax_tuned_set_overrides(NULL); }
 
 /* One case at a threshold. By default a sample: one dtype and op (F32, F16, BF16 x SM, LG), and
-   where `tuned` only 07's tuned variants, since the threshold is the dispatcher's (the cases of a
+   where `tuned` is not 0 only the tuned variants whose plans have that threshold (the cases of a
    few rows at the column edges run every variant of their dtype and op). Under GPU_TEST_FULL
    every case runs every variant in every dtype and op. */
 enum { F32 = DT_F32, F16 = DT_F16, BF16 = DT_BF16, SM = OP_SOFTMAX, LG = OP_LOGSOFTMAX };
@@ -817,31 +838,31 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
         }
     /* the other side of the thresholds that depend on rows: 2 x SMs rows, and more rows than
        the GPU holds blocks (every block does several rows) */
-    cases += at(BF16, SM, 1, 2 * sm - 1, 4104, RANDOM_ONLY, 0, 0);
-    cases += at(F16, LG, 1, 2 * sm, 20000, RANDOM_ONLY, 1, 1);
+    cases += at(BF16, SM, DISPATCH | CTA, 2 * sm - 1, 4104, RANDOM_ONLY, 0, 0);
+    cases += at(F16, LG, DISPATCH | CTA | STREAM, 2 * sm, 20000, RANDOM_ONLY, 1, 1);
     /* few long rows: the split plan in one launch, 36 CTAs a row gathering in registers; the
        same rows with the flags off (clusters of 8 CTAs of 512, which the dispatcher keeps for
        when the split plan cannot run in one launch); past the largest cluster */
-    cases += at(F32, SM, 1, 8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += at(F32, SM, DISPATCH | SPLIT, 8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
     tuned_force((softmax_tuned_overrides){.flags = TUNED_OFF});
-    cases += at(F16, LG, 1, 8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += at(F16, LG, DISPATCH | SPLIT, 8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
     tuned_auto();
-    cases += at(BF16, SM, 1, 2, 524288 + 8, RANDOM_ONLY, 0, 0);
+    cases += at(BF16, SM, DISPATCH | SPLIT | STREAM, 2, 524288 + 8, RANDOM_ONLY, 0, 0);
     /* the same long rows as a GPU without clusters sees them: the split path, few and many rows */
     tuned_force((softmax_tuned_overrides){.clusters = TUNED_OFF});
-    cases += at(F32, LG, 1, 8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
-    cases += at(F16, SM, 1, 2 * sm + 3, 40000, RANDOM_AND_TWO_HOT, 0, 0);
-    cases += at(BF16, LG, 1, 3, 262147, RANDOM_ONLY, 1, 0);
+    cases += at(F32, LG, DISPATCH | SPLIT, 8, 131075, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += at(F16, SM, DISPATCH | SPLIT, sm + 3, 40000, RANDOM_ONLY, 0, 0);
+    cases += at(BF16, LG, DISPATCH | SPLIT, 3, 262147, RANDOM_ONLY, 1, 0);
     /* the same rows in the split path's two kernels (on other data), then in its one launch
        (flags) on the scratch those left: their states must not read as published */
     tuned_force((softmax_tuned_overrides){.clusters = TUNED_OFF, .flags = TUNED_OFF});
-    cases += at(F32, SM, 1, 3, 262147, TWO_HOT_ONLY, 1, 0);
+    cases += at(F32, SM, DISPATCH | SPLIT, 3, 262147, TWO_HOT_ONLY, 1, 0);
     tuned_force((softmax_tuned_overrides){.clusters = TUNED_OFF});
     keep_scratch = 1;
-    cases += at(F32, SM, 1, 3, 262147, RANDOM_ONLY, 1, 0);
+    cases += at(F32, SM, DISPATCH | SPLIT, 3, 262147, RANDOM_ONLY, 1, 0);
     keep_scratch = 0;
     tuned_auto();
-    cases += at(F16, LG, 1, 1, 300007, RANDOM_ONLY, 1, 0); /* different phases, long */
+    cases += at(F16, LG, DISPATCH | SPLIT | STREAM, 1, 300007, RANDOM_ONLY, 1, 0); /* different phases, long */
     /* the stream path (sm_90): each shared-memory edge of its plan (a CTA holds the row in half
        its shared memory, in all of it; two CTAs hold it), at it and one past it with rows
        starting P - 1 elements past a boundary (the most slots a row of those cols takes), with
@@ -853,49 +874,51 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
         const int dt[2][2] = {{eb == 4 ? F32 : F16, eb == 4 ? F32 : BF16}, {eb == 4 ? F32 : BF16, eb == 4 ? F32 : F16}};
         for (size_t e = 0; e < ns && (e < 2 || full); e++) {
             const size_t rows = e < 2 ? sm : sm / 2 + 1;
-            if (full) cases += at(F32, SM, 1, rows, se[e] - pk, RANDOM_ONLY, 0, 0);
-            cases += at(dt[e % 2][0], e % 2 ? LG : SM, 1, rows, se[e], RANDOM_ONLY, pk - 1, pk - 1);
-            cases += at(dt[e % 2][1], e % 2 ? SM : LG, 1, rows, se[e] + 1, RANDOM_AND_TWO_HOT, pk - 1, pk - 1);
+            if (full) cases += at(F32, SM, DISPATCH | STREAM, rows, se[e] - pk, RANDOM_ONLY, 0, 0);
+            cases += at(dt[e % 2][0], e % 2 ? LG : SM, DISPATCH, rows, se[e], RANDOM_ONLY, pk - 1, pk - 1);
+            cases += at(dt[e % 2][1], e % 2 ? SM : LG, STREAM, rows, se[e] + 1,
+                        full || eb == 2 ? RANDOM_AND_TWO_HOT : RANDOM_ONLY, pk - 1, pk - 1);
         }
     }
-    cases += at(BF16, SM, 1, 2 * sm + 5, 40000, RANDOM_AND_TWO_HOT, 1, 1); /* > resident */
+    cases += at(BF16, SM, STREAM, 2 * sm + 5, 40000, RANDOM_ONLY, 1, 1); /* > resident */
     /* every special-value pattern on the long-row paths too (the short rows above take them all):
        the stream path (a 16-bit CTA a row: the one pass of max and sum), the CTA path's clusters
        (64 x 32001 under GPU_TEST_FULL, 8 rows otherwise: both clusters of 8 CTAs of 128), the
        split plan in one launch (one row) */
-    cases += at(F16, LG, 1, sm + 1, 20001, ALL_PATTERNS, 1, 1);
-    cases += at(F32, SM, 1, full ? 64 : 8, 32001, ALL_PATTERNS, 0, 0);
-    cases += at(BF16, SM, 1, 1, 262147, ALL_PATTERNS, 1, 1);
+    cases += at(F16, LG, DISPATCH, sm + 1, 20001, ALL_PATTERNS, 1, 1);
+    cases += at(F32, SM, DISPATCH | CTA, full ? 64 : 8, 32001, ALL_PATTERNS, 0, 0);
+    cases += at(BF16, SM, DISPATCH | SPLIT | STREAM, 1, 262147, ALL_PATTERNS, 1, 1);
     /* a float row over 3 CTAs' shared memory, cut until three share an SM (8 CTAs a row on a
        228 KB SM; 16-bit rows until four do: 6), ragged chunks, clusters looping over the rows;
        each side of rows x CTAs a row = SMs for a CTA a row (float: outputs by the TMA) */
-    cases += at(F32, SM, 1, sm + 1, 151937, RANDOM_ONLY, 1, 1);
-    cases += at(F32, LG, 1, sm - 1, 20000, RANDOM_ONLY, 1, 1);
-    cases += at(F32, SM, 1, sm, 20001, RANDOM_ONLY, 3, 3);
+    cases += at(F32, SM, STREAM, sm + 1, 151937, RANDOM_ONLY, 1, 1);
+    cases += at(F32, LG, DISPATCH | CTA | STREAM, sm - 1, 20000, RANDOM_ONLY, 1, 1);
+    cases += at(F32, SM, DISPATCH, sm, 20001, RANDOM_ONLY, 3, 3);
     /* the ring (CTAs whose chunk is over half their shared memory loop over rows, the next
        row's first slots loading beside this one): 65537 columns are a CTA a row in 16-bit
        types and clusters of 2 in float (log-softmax: outputs by the TMA), each with 2 to 5 rows
        to do, so rows start anywhere in the ring; a 16-bit row with little room beside it
-       (100003); every special value; the ring forced where the rule leaves it off (a float CTA
-       a row, the rule on fast DRAM: 32769 at the half, 40001 in log-softmax with outputs by
-       the TMA), and off where it would take it */
-    cases += at(F32, LG, 1, 2 * sm + 3, 65537, RANDOM_AND_TWO_HOT, 1, 1);
-    cases += at(F32, SM, 1, sm + 3, 65537, RANDOM_ONLY, 3, 3);
-    cases += at(BF16, LG, 1, 2 * sm + 1, 100003, RANDOM_ONLY, 0, 0);
-    cases += at(F16, SM, 1, sm + 2, 65537, ALL_PATTERNS, 7, 7);
+       (100003); every special value (float clusters of 2, more rows than half the SMs); the
+       ring forced where the rule leaves it off (a float CTA a row, the rule on fast DRAM: 32769
+       at the half, 40001 in log-softmax with outputs by the TMA), and off where it would take
+       it */
+    cases += at(F32, LG, STREAM, 2 * sm + 3, 65537, RANDOM_ONLY, 1, 1);
+    cases += at(F32, SM, DISPATCH, sm + 3, 65537, RANDOM_ONLY, 3, 3);
+    cases += at(BF16, LG, DISPATCH, sm + 2, 100003, RANDOM_ONLY, 0, 0);
+    cases += at(F32, SM, STREAM, sm / 2 + 2, 65537, ALL_PATTERNS, 7, 7);
     tuned_force((softmax_tuned_overrides){.ring = TUNED_ON});
-    cases += at(F32, SM, 1, 2 * sm + 5, 32769, RANDOM_ONLY, 3, 3);
-    cases += at(F32, LG, 1, 2 * sm + 1, 40001, RANDOM_ONLY, 1, 1);
+    cases += at(F32, SM, DISPATCH, 2 * sm + 5, 32769, RANDOM_ONLY, 3, 3);
+    cases += at(F32, LG, STREAM, 2 * sm + 1, 40001, RANDOM_ONLY, 1, 1);
     tuned_force((softmax_tuned_overrides){.ring = TUNED_OFF});
-    cases += at(F16, LG, 1, sm + 3, 65537, RANDOM_ONLY, 1, 1);
+    cases += at(F16, LG, DISPATCH, sm + 3, 65537, RANDOM_ONLY, 1, 1);
     /* a 16-bit ring's next-row rest, asked for once the slots it lands in are written (the rule
        for clusters, and for a CTA a row on fast DRAM) and after all the writes, each forced
        both ways; 100003 puts most of the next row in this row's slots */
     tuned_force((softmax_tuned_overrides){.ring_early = TUNED_ON});
-    if (full) cases += at(F16, SM, 1, 2 * sm + 3, 65537, RANDOM_AND_TWO_HOT, 3, 3);
-    cases += at(F16, SM, 1, 2 * sm + 1, 100003, RANDOM_ONLY, 1, 1);
+    if (full) cases += at(F16, SM, DISPATCH | STREAM, 2 * sm + 3, 65537, RANDOM_AND_TWO_HOT, 3, 3);
+    cases += at(F16, SM, STREAM, sm + 2, 100003, RANDOM_ONLY, 1, 1);
     tuned_force((softmax_tuned_overrides){.ring_early = TUNED_OFF});
-    cases += at(BF16, LG, 1, 2 * sm + 5, 65537, RANDOM_ONLY, 0, 0);
+    cases += at(BF16, LG, DISPATCH, sm + 5, 65537, RANDOM_ONLY, 0, 0);
     /* outputs by the TMA (written over the inputs in shared memory, copied out in bulk; the rule
        takes them for a float CTA a row and float log-softmax rings) forced off for a float CTA
        a row, and on where the rule leaves them off (a 16-bit CTA a row as a ring, float
@@ -903,10 +926,10 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
        default, under GPU_TEST_FULL only */
     if (full) {
         tuned_force((softmax_tuned_overrides){.bulk_out = TUNED_OFF});
-        cases += at(F32, SM, 1, sm + 1, 20001, RANDOM_AND_TWO_HOT, 1, 1);
+        cases += at(F32, SM, DISPATCH | STREAM, sm + 1, 20001, RANDOM_AND_TWO_HOT, 1, 1);
         tuned_force((softmax_tuned_overrides){.bulk_out = TUNED_ON});
-        cases += at(F32, SM, 1, 2 * sm + 3, 65537, RANDOM_AND_TWO_HOT, 1, 1);
-        cases += at(F32, SM, 1, sm + 1, 151937, RANDOM_ONLY, 1, 1);
+        cases += at(F32, SM, DISPATCH | STREAM, 2 * sm + 3, 65537, RANDOM_AND_TWO_HOT, 1, 1);
+        cases += at(F32, SM, DISPATCH | STREAM, sm + 1, 151937, RANDOM_ONLY, 1, 1);
     }
     tuned_auto();
     /* the split plan on the stream kernel in one launch (its CTAs' states through the flag
@@ -914,28 +937,28 @@ static void test_every_softmax_variant_is_right_at_each_threshold(void)
        cannot all be resident (32 x 128257 float on an H100), and tuned_stream wherever its
        CTA-a-row plans cannot take a shape (the few rows of the cases above and below); with 2
        CTAs a row of 200 KB (float), and each side of 32 CTAs a row (rows of at most 32 gather) */
-    cases += at(F32, SM, 1, 32, 128257, RANDOM_ONLY, 1, 1);
+    cases += at(F32, SM, DISPATCH | SPLIT | STREAM, 32, 128257, RANDOM_ONLY, 1, 1);
     tuned_force((softmax_tuned_overrides){.stream_flags_chunks = 2});
-    cases += at(F32, LG, 1, 2, 100003, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += at(F32, LG, STREAM, 2, 100003, RANDOM_AND_TWO_HOT, 1, 1);
     tuned_force((softmax_tuned_overrides){.stream_flags_chunks = 32});
-    cases += at(BF16, SM, 1, 1, 262147, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += at(BF16, SM, STREAM, 1, 262147, RANDOM_AND_TWO_HOT, 1, 1);
     tuned_force((softmax_tuned_overrides){.stream_flags_chunks = 33});
-    cases += at(F16, LG, 1, 1, 262147, RANDOM_ONLY, 1, 1);
+    cases += at(F16, LG, STREAM, 1, 262147, RANDOM_ONLY, 1, 1);
     /* the flag path in registers with 28 CTAs a row (they gather), then 32 x 128257 with the
        gather off (the merging warps at 16 CTAs a row, in both flag kernels) */
     tuned_auto();
-    cases += at(F32, SM, 1, 2, 100003, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += at(F32, SM, DISPATCH | SPLIT, 2, 100003, RANDOM_AND_TWO_HOT, 1, 1);
     tuned_force((softmax_tuned_overrides){.gather_max = 1});
-    cases += at(F16, SM, 1, 32, 128257, RANDOM_ONLY, 1, 1);
+    cases += at(F16, SM, DISPATCH | SPLIT | STREAM, 32, 128257, RANDOM_ONLY, 1, 1);
     tuned_auto();
     /* the flag path in registers gathers rows of up to 64 CTAs, two states a lane: 8 x 131072
        (64 a row on a 132-SM H100: lane 31's second state is the row's last), 8 x 131075 (36,
        above), each side of the line at 4 x 540001 (66 a row: the merging warps), and 8 x 131075
        with the merging warps (the line put back at 32) */
-    cases += at(BF16, LG, 1, 8, 131072, RANDOM_AND_TWO_HOT, 1, 1);
-    cases += at(F16, SM, 1, 4, 540001, RANDOM_ONLY, 1, 1);
+    cases += at(BF16, LG, DISPATCH | SPLIT, 8, 131072, RANDOM_AND_TWO_HOT, 1, 1);
+    cases += at(F16, SM, DISPATCH | SPLIT, 4, 540001, RANDOM_ONLY, 1, 1);
     tuned_force((softmax_tuned_overrides){.gather_max = 32});
-    cases += at(F32, LG, 1, 8, 131075, RANDOM_ONLY, 1, 1);
+    cases += at(F32, LG, DISPATCH | SPLIT, 8, 131075, RANDOM_ONLY, 1, 1);
     tuned_auto();
     if (full) {
         cases += softmax_shape(1100, 32769, RANDOM_ONLY, 0, 0);
