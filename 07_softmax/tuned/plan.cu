@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // 07_softmax/tuned/plan.cu: the planner. From the shape, the pointers and the running GPU it
-// picks a path and its launch (CTAs a row, threads, shared memory), says which with
-// REDUCE_VERBOSE=1, and launches it through the path files (paths.h):
+// picks a path and its launch (CTAs a row, threads, shared memory); dispatch.cu runs the plan and
+// says which with REDUCE_VERBOSE=1 (say_plan, here). The paths:
 //
 //   warp path     cols <= 1024: a group of 1..32 lanes a row, the row in registers (warp.cu)
 //   CTA path      longer rows: a CTA a row, or a cluster of up to 8 (sm_90), the row in
@@ -15,7 +15,8 @@
 //                 (stream.cu); also the split plan in one launch where the split path's
 //                 register-holding CTAs cannot all be resident
 //
-// tuned.h's functions (the dispatcher, and each path as a named variant) and testing.h's (the
+// Each rule below says what it was measured against (same-run comparisons, % of the
+// device-to-device copy at the same shape unless said otherwise). testing.h's functions (the
 // plan choices the gpu suite forces) are at the end.
 #include <stdint.h>
 #include <stdio.h>
@@ -482,9 +483,9 @@ bool plan_stream(const gpu_t &g, size_t rows, size_t cols, stream_plan *sp, stre
 // Split plan p on the stream kernel in one cooperative launch (the flags' exchange): its K CTAs
 // a row each hold their chunk in shared memory (the TMA's) instead of registers, so they are
 // resident at once where the register-holding CTAs are not (32 x 128256 float: 512 CTAs of 256
-// threads at 96 registers, two an SM). False when the chunk exceeds one CTA's shared memory,
-// when not every CTA fits at once, or on a GPU without bulk copies or cooperative launch. The
-// flag path's workspace, with the same K.
+// threads at 96 to 104 registers, two an SM). False when the chunk exceeds one CTA's shared
+// memory, when not every CTA fits at once, or on a GPU without bulk copies or cooperative
+// launch. The flag path's workspace, with the same K.
 template <typename T, bool LOG>
 bool plan_stream_flags(const gpu_t &g, size_t rows, size_t cols, const plan_t &p, const void *d_ws,
                        stream_plan *sp, stream_form *form)
