@@ -31,7 +31,7 @@
     256 /* bytes allocated past every buffer: the guard, and libraries that read
                           whole 16-byte words past a short buffer's end stay inside it */
 #define DEFAULT_SUM_N       ((size_t)1 << 28) /* the ladder's standard full sum */
-#define DEFAULT_ALLREDUCE_N ((size_t)1 << 26) /* 256 MiB a GPU: far past every L2 */
+#define DEFAULT_N_ALLREDUCE ((size_t)1 << 26) /* 256 MiB a GPU: far past every L2 */
 #define PAIR_ITERS          10                /* repetitions of each pair of the peer table */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -903,7 +903,7 @@ int team_main(const team_stage *st, int argc, char **argv)
         if (!group_has(&r, (group_kind)g)) continue;
         if (!o.n_count) {
             shapes[n_shapes++] =
-                (shape_t){(group_kind)g, g == GROUP_SUM ? DEFAULT_SUM_N : DEFAULT_ALLREDUCE_N, 1};
+                (shape_t){(group_kind)g, g == GROUP_SUM ? DEFAULT_SUM_N : DEFAULT_N_ALLREDUCE, 1};
             continue;
         }
         for (size_t i = 0; i < o.n_count; i++)
