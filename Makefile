@@ -130,7 +130,7 @@ SOFT_COLS := 32,64,128,256,512,1000,1024,2048,4096,8192,16384,32768,65536
 # timed repetitions of make run (the median of at least 20, DESIGN.md Timing)
 RUN_FLAGS ?= --iters 30
 # 08_all_reduce in make run: floats per GPU, on every local GPU        -> results/allreduce.csv
-ALLREDUCE_N := 2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28
+ALLREDUCE_SIZES := 2^18,2^19,2^20,2^21,2^22,2^23,2^24,2^25,2^26,2^27,2^28
 # real-world [rows, cols]: LLM logits (vocabularies of 32000 .. 262144), attention rows, classifiers
 SHAPES    := 1x262144 8x131072 32x128256 64x32000 256x151936 4096x50257 16384x4096 131072x128 2048x1000
 
@@ -236,7 +236,7 @@ run: $(STAGE_BINS) $(BUILD)/baselines
 	@set -e; for sh in $(SHAPES); do $(BUILD)/baselines --op rowsum --rows $${sh%x*} --cols $${sh#*x} \
 	    $(RUN_FLAGS) --csv $(RESULTS)/shapes.csv; done
 	@case " $(STAGES) " in *" 08_all_reduce "*) \
-	    $(BUILD)/08_all_reduce -n $(ALLREDUCE_N) $(RUN_FLAGS) --csv $(RESULTS)/allreduce.csv;; esac
+	    $(BUILD)/08_all_reduce -n $(ALLREDUCE_SIZES) $(RUN_FLAGS) --csv $(RESULTS)/allreduce.csv;; esac
 
 sweep: $(STAGE_BINS)
 	@mkdir -p $(RESULTS)
