@@ -51,8 +51,7 @@ prepare() { # ID: a copy of the tree, edited; prints nothing on success
     mkdir -p "$dir"
     # the tree and its build (objects keep their times, so make compiles only the edited files)
     (cd "$root" && tar cf - --exclude=./build/assignment --exclude=./build/mutants \
-        --exclude=./build/grade --exclude=./results --exclude=./.git --exclude=./.deps \
-        --exclude=./.base --exclude=./.devrun . ) |
+        --exclude=./build/grade --exclude=./results --exclude='./.*' . ) |
         (cd "$dir" && tar xf -) || return 1
     block "$id" | awk '$1 == "edit"' | while read -r _ file expr; do
         before=$(cksum < "$dir/$file") || exit 1
