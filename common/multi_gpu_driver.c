@@ -64,6 +64,9 @@ int team_open(gpu_team *t, int gpus, char *err, size_t err_len)
             return EXIT_CUDA;
         }
     }
+    /* Peer access belongs to the process: once enabled it stays, and asking again is an error
+       (cudaErrorPeerAccessAlreadyEnabled) that compute-sanitizer reports. Ask once a pair. */
+    static unsigned char enabled[TEAM_MAX_GPUS][TEAM_MAX_GPUS];
     for (int a = 0; a < t->count; a++) {
         t->peer[a][a] = 1;
         for (int b = 0; b < t->count; b++) {
@@ -71,10 +74,13 @@ int team_open(gpu_team *t, int gpus, char *err, size_t err_len)
             if (a == b || cudaDeviceCanAccessPeer(&can, t->dev[a], t->dev[b]) != cudaSuccess ||
                 !can)
                 continue;
-            cudaSetDevice(t->dev[a]);
-            e = cudaDeviceEnablePeerAccess(t->dev[b], 0);
-            t->peer[a][b] = e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
-            (void)cudaGetLastError(); /* a refusal is an answer, not an error to keep */
+            if (!enabled[a][b]) {
+                cudaSetDevice(t->dev[a]);
+                e = cudaDeviceEnablePeerAccess(t->dev[b], 0);
+                enabled[a][b] = e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
+                if (e != cudaSuccess) (void)cudaGetLastError(); /* a refusal is an answer */
+            }
+            t->peer[a][b] = enabled[a][b];
         }
     }
     cudaSetDevice(t->dev[0]);

@@ -92,7 +92,7 @@ static int cut(const char *in, int md)
     snprintf(cut_text, sizeof cut_text, "%s", t && rc == 0 ? t : "");
     free(t);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    system(cmd);
+    if (system(cmd) != 0) fprintf(stderr, "note: could not remove %s\n", dir);
     return rc;
 }
 
