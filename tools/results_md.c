@@ -5,6 +5,9 @@
 #include "results.h"
 #include "cli.h"
 
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,19 +158,6 @@ static void add_size(size_t *v, size_t *n, size_t max, size_t x)
     (*n)++;
 }
 
-/* The entry of stage/variant/op/dt at cols in f (the sweeps have one shape per cols). */
-static const res_entry *at_cols(const res_file *f, const char *stage, const char *variant, int op,
-                                dtype dt, size_t cols)
-{
-    for (size_t i = 0; i < f->n; i++) {
-        const res_entry *e = &f->e[i];
-        if (e->cols == cols && e->dt == dt && (op < 0 || (int)e->op == op) &&
-            strcmp(e->variant, variant) == 0 && strcmp(e->stage, stage) == 0)
-            return e;
-    }
-    return NULL;
-}
-
 /* The variants of stage with op and dt in f, first-seen order, into v; returns how many. */
 static size_t variants_of(const res_file *f, const char *stage, int op, int dt, const char **v,
                           size_t max)
@@ -287,7 +277,8 @@ static void stage_sweep(const res_set *s, const res_file *f, const char *stage, 
             snprintf(h, sizeof h, "%s%s%s", vars[k], d ? " " : "", d ? dtype_name((dtype)d) : "");
             tab_row(&t, h, NULL);
             for (size_t c = 0; c < nc; c++) {
-                const res_entry *e = at_cols(f, stage, vars[k], (int)op, (dtype)d, cols[c]);
+                const res_entry *e =
+                    res_find(f, NULL, stage, vars[k], (int)op, (dtype)d, RES_ANY, cols[c]);
                 if (e) tab_set(&t, 1 + c, gbps_of(e));
             }
             if (d == DT_F32 && strcmp(vars[k], "dispatch") == 0) disp = vars[k];
@@ -305,9 +296,10 @@ static void stage_sweep(const res_set *s, const res_file *f, const char *stage, 
         tab_row(&t, name, NULL);
         int any = 0;
         for (size_t c = 0; c < nc; c++) {
-            const res_entry *e = r < 3 ? at_cols(f, "baseline", refs[r][0], -1, DT_F32, cols[c])
-                                       : at_cols(&s->f[F_PEER], "peer", res_torch_variant(op),
-                                                 (int)op, DT_F32, cols[c]);
+            const res_entry *e =
+                r < 3 ? res_find(f, NULL, "baseline", refs[r][0], -1, DT_F32, RES_ANY, cols[c])
+                      : res_find(&s->f[F_PEER], NULL, "peer", res_torch_variant(op), (int)op,
+                                 DT_F32, RES_ANY, cols[c]);
             if (e) {
                 tab_set(&t, 1 + c, gbps_of(e));
                 any = 1;
@@ -321,7 +313,8 @@ static void stage_sweep(const res_set *s, const res_file *f, const char *stage, 
     for (size_t c = 0; c < nc; c++) {
         const res_entry *best = NULL;
         for (size_t k = 0, nv = variants_of(f, stage, (int)op, DT_F32, vars, 32); k < nv; k++) {
-            const res_entry *e = at_cols(f, stage, vars[k], (int)op, DT_F32, cols[c]);
+            const res_entry *e =
+                res_find(f, NULL, stage, vars[k], (int)op, DT_F32, RES_ANY, cols[c]);
             if (res_has(e) && (disp ? strcmp(vars[k], disp) == 0 : !best || e->gbps > best->gbps))
                 best = e;
         }
@@ -378,12 +371,122 @@ static void stage_shapes(const res_set *s, const char *stage, sbuf *b)
     tab_emit(&t, b);
 }
 
+/* ---- stage 08: the all-reduce across GPUs ------------------------------------------- */
+
+/* 1 when an all-reduce file of s holds rows of stage. */
+static int has_ar(const res_set *s, const char *stage)
+{
+    for (size_t a = 0; a < s->n_ar; a++)
+        if (has_op(&s->ar[a], stage, -1)) return 1;
+    return 0;
+}
+
+/* The largest n of stage/variant's sums on g GPUs in f. */
+static size_t largest_n(const res_file *f, const char *stage, const char *variant, size_t g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->n; i++)
+        if (f->e[i].op == OP_SUM && f->e[i].rows == g && f->e[i].cols > n &&
+            !strcmp(f->e[i].variant, variant) && !strcmp(f->e[i].stage, stage))
+            n = f->e[i].cols;
+    return n;
+}
+
+/* Per all-reduce file and GPU count G: busbw against n for each all-reduce variant of stage,
+   with its percentage of the peer copy and its ratio to nccl; then the sums across GPUs
+   (sharded_sum) at their largest n against their read ceiling. all_n 0: only even powers of
+   two where there are more than 8 sizes (a README block). */
+static void ar_tables(const res_set *s, const char *stage, const char *label, int all_n, sbuf *b)
+{
+    mdtab sum = {0};
+    const char *sum_cols[] = {"GPUs", "variant", "n", "GB/s", "read ceiling GB/s", "% of ceiling"};
+    for (int c = 0; c < 6; c++) tab_col(&sum, sum_cols[c], c != 1, 0);
+    for (size_t a = 0; a < s->n_ar; a++) {
+        const res_file *f = &s->ar[a];
+        size_t g[16], ng = 0;
+        for (size_t i = 0; i < f->n; i++)
+            if (!strcmp(f->e[i].stage, stage)) add_size(g, &ng, 16, f->e[i].rows);
+        for (size_t k = 0; k < ng; k++) {
+            const char *v[8], *first = NULL;
+            size_t nv = variants_of(f, stage, OP_ALLREDUCE, DT_F32, v, 8), ns[64], nn = 0;
+            for (size_t i = 0; i < f->n; i++) {
+                const res_entry *e = &f->e[i];
+                if (e->rows != g[k] || strcmp(e->stage, stage)) continue;
+                if (e->op == OP_ALLREDUCE) {
+                    add_size(ns, &nn, 64, e->cols);
+                    first = e->gpu;
+                } else if (e->op == OP_SUM && e->cols == largest_n(f, stage, e->variant, g[k])) {
+                    char G[16], n[32];
+                    snprintf(G, sizeof G, "%zu", g[k]);
+                    res_pow2(e->cols, n, sizeof n);
+                    tab_row(&sum, G, e->variant, n, gbps_of(e), fmt(val(e, e->ceiling), F_GBPS),
+                            fmt(val(e, e->pct), F_PCT), NULL);
+                }
+            }
+            if (!nn) continue;
+            mdtab t = {0};
+            char h[TAB_CELL], cell[TAB_CELL];
+            int nccl = -1;
+            tab_col(&t, "n", 1, 0);
+            tab_col(&t, g[k] == 1 ? "copy GB/s" : "peer copy GB/s", 1, 0);
+            for (size_t j = 0; j < nv; j++) {
+                tab_col(&t, v[j], 1, 0);
+                if (!strcmp(v[j], "nccl")) nccl = (int)j;
+            }
+            for (size_t j = 0; j < nv && nccl >= 0; j++)
+                if ((int)j != nccl) {
+                    snprintf(h, sizeof h, "%s x nccl", v[j]);
+                    tab_col(&t, h, 1, 0);
+                }
+            for (size_t i = 0; i < nn; i++) {
+                if (!all_n && nn > 8 && !(ns[i] & (ns[i] - 1)) && __builtin_ctzll(ns[i]) % 2)
+                    continue;
+                const res_entry *p = res_find(f, NULL, "baseline", g[k] == 1 ? "copy" : "peer_copy",
+                                              OP_ALLREDUCE, DT_F32, g[k], ns[i]);
+                const res_entry *x =
+                    nccl < 0 ? NULL
+                             : res_find(f, NULL, stage, v[nccl], OP_ALLREDUCE, DT_F32, g[k], ns[i]);
+                res_pow2(ns[i], h, sizeof h);
+                tab_row(&t, h, p ? gbps_of(p) : "-", NULL);
+                for (size_t j = 0; j < nv; j++) {
+                    const res_entry *e =
+                        res_find(f, NULL, stage, v[j], OP_ALLREDUCE, DT_F32, g[k], ns[i]);
+                    if (!e) continue;
+                    snprintf(cell, sizeof cell, res_has(e) ? "%s (%s%%)" : "%s", gbps_of(e),
+                             fmt(val(e, e->pct), F_PCT));
+                    tab_set(&t, 2 + j, cell);
+                    if (nccl >= 0 && (int)j != nccl && res_has(x))
+                        tab_set(&t, 2 + nv + j - ((int)j > nccl),
+                                fmt(val(e, e->gbps / x->gbps), F_X));
+                }
+            }
+            sb_printf(b,
+                      "\nAll-reduce on %zu GPU%s, **%s** (`%s%s`): busbw GB/s against n floats a "
+                      "GPU, with its percentage of the %s measured in the same run%s:\n\n",
+                      g[k], g[k] == 1 ? "" : "s", first, label, f->name,
+                      g[k] == 1 ? "device-to-device copy (one GPU: the all-reduce is a copy)"
+                                : "peer copy (every GPU copying 4n bytes to the next at once)",
+                      nccl >= 0 && nv > 1 ? ", and each variant's busbw over NCCL's" : "");
+            tab_emit(&t, b);
+        }
+    }
+    if (sum.nrow)
+        sb_add(b, "\nThe full sum split across the GPUs at its largest n, against every GPU "
+                  "reading its part at once:\n\n");
+    tab_emit(&sum, b);
+}
+
 int res_md_stage_results(const res_set *s, const char *stage, const char *label, sbuf *b)
 {
     const res_file *run = &s->f[F_RUN], *rows = &s->f[F_ROWS], *sm = &s->f[F_SOFTMAX];
     int swept[4] = {0, has_op(rows, stage, OP_ROWSUM), has_op(sm, stage, OP_SOFTMAX), 0};
     swept[OP_LOGSOFTMAX] = swept[OP_SOFTMAX];
     if (!has_op(run, stage, -1) && !swept[OP_ROWSUM] && !swept[OP_SOFTMAX]) {
+        if (has_ar(s, stage)) {
+            sb_printf(b, "The reference run, `%s`, one file per machine and GPU count.\n", label);
+            ar_tables(s, stage, label, 0, b);
+            return 0;
+        }
         sb_printf(
             b, "No measurements of %s in `%s` yet: `make run` on a GPU, then `make reference`.\n",
             stage, label);
@@ -406,6 +509,11 @@ int res_md_stage_evidence(const res_set *s, const char *stage, const char *label
     const prof_file *p = &s->prof;
     size_t n = 0;
     for (size_t i = 0; i < p->n; i++) n += strcmp(p->e[i].stage, stage) == 0;
+    if (n == 0 && has_ar(s, stage)) {
+        sb_add(b, "Not profiled: Nsight Compute replays each kernel alone, and NCCL's kernels wait "
+                  "for their peers on the other GPUs (`make profile` leaves this stage out).\n");
+        return -1;
+    }
     if (n == 0) {
         sb_printf(b, "No profile of %s in `%s` yet: `make profile STAGE=%s` on a GPU.\n", stage,
                   label, stage);
@@ -633,16 +741,18 @@ static void bench_sum_sweep(const res_set *s, const char *label, sbuf *b)
     for (size_t i = 0; i < nn; i++) {
         char n[32];
         res_pow2(ns[i], n, sizeof n);
-        const res_entry *c = at_cols(sw, "baseline", "cub_device_reduce", OP_SUM, DT_F32, ns[i]);
-        const res_entry *r = at_cols(sw, "baseline", "read_stream", OP_SUM, DT_F32, ns[i]);
+        const res_entry *c =
+            res_find(sw, NULL, "baseline", "cub_device_reduce", OP_SUM, DT_F32, RES_ANY, ns[i]);
+        const res_entry *r =
+            res_find(sw, NULL, "baseline", "read_stream", OP_SUM, DT_F32, RES_ANY, ns[i]);
         tab_row(&t, n, r ? gbps_of(r) : "-", c ? gbps_of(c) : "-", NULL);
         double best = -1;
         for (size_t k = 0; k < nv; k++) {
-            const res_entry *e = at_cols(sw, stage, v[k], OP_SUM, DT_F32, ns[i]);
+            const res_entry *e = res_find(sw, NULL, stage, v[k], OP_SUM, DT_F32, RES_ANY, ns[i]);
             if (res_has(e) && e->x_cub > best) best = e->x_cub;
         }
         for (size_t k = 0; k < nv; k++) {
-            const res_entry *e = at_cols(sw, stage, v[k], OP_SUM, DT_F32, ns[i]);
+            const res_entry *e = res_find(sw, NULL, stage, v[k], OP_SUM, DT_F32, RES_ANY, ns[i]);
             char x[48];
             if (!e) continue;
             snprintf(x, sizeof x, res_has(e) && e->x_cub == best ? "**%s**" : "%s",
@@ -681,6 +791,16 @@ void res_md_benchmarks(const res_set *s, const char *label, sbuf *b)
     bench_wide(&s->f[F_ROWS], OP_ROWSUM, 1, b);
     for (int op = OP_SOFTMAX; op <= OP_LOGSOFTMAX; op++)
         bench_wide(&s->f[F_SOFTMAX], (op_kind)op, 1, b);
+    const char *ar = NULL; /* the all-reduce stage (08) */
+    for (size_t a = 0; a < s->n_ar && !ar; a++) ar = last_stage(&s->ar[a], OP_ALLREDUCE, DT_F32);
+    sb_add(b, "\n## All-reduce across GPUs\n\nEach GPU holds n floats; afterwards every GPU holds "
+              "their element-wise sum. busbw is the bytes each GPU's link must carry, 2(G-1)/G x "
+              "4n, over the time (nccl-tests' bus bandwidth); the ceiling is the peer copy of "
+              "the same run, and NCCL's `ncclAllReduce` is the library to beat.\n");
+    if (ar)
+        ar_tables(s, ar, label, 1, b);
+    else
+        sb_printf(b, "\nNo data: no `%sallreduce_<G>gpu.csv` yet.\n", label);
     if (!s->sanitize) return;
     sb_add(b, "\n## Sanitizers\n\n`make sanitize`: compute-sanitizer's four tools over every "
               "variant at awkward sizes; the last result of each tool and program.\n\n```\n");
@@ -739,4 +859,127 @@ char *res_replace_marker(const char *text, const char *name, const char *content
     sb_printf(&b, "%.*s" GENERATED_NOTE "\n\n%.*s\n\n%s", (int)(after_begin - text), text, (int)k,
               content, end_line);
     return b.s;
+}
+
+/* ---- make tables: the files rewritten, or a diff ---------------------------------------------------------------- */
+
+typedef struct {
+    const res_set *s;
+    const char *root, *label;
+    int write;
+    size_t changed, failed;
+} tables_run;
+
+/* Writes text to path through a temporary file and a rename. Returns 0, or -1 (errno). */
+static int write_text(const char *path, const char *text)
+{
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return -1;
+    size_t n = strlen(text);
+    int bad = fwrite(text, 1, n, f) != n;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes the new text of root/name, or prints a unified diff against the old one. */
+static void settle(tables_run *r, const char *name, const char *old, const char *new)
+{
+    char path[PATH_MAX], d[PATH_MAX];
+    if (strcmp(old, new) == 0) return;
+    r->changed++;
+    snprintf(path, sizeof path, "%s/%s", r->root, name);
+    if (r->write) {
+        if (write_text(path, new) == 0) {
+            printf("updated %s\n", name);
+            return;
+        }
+        fprintf(stderr, "results: cannot write %s: %s\n", path, strerror(errno));
+        r->failed++;
+    } else if (res_temp_dir(d, sizeof d - 8)) {
+        char *p = d + strlen(d);
+        if (write_text(strcat(d, "/new"), new) == 0)
+            res_run("diff -u -L 'a/%s' -L 'b/%s' '%s' '%s'; true", name, name,
+                    *old ? path : "/dev/null", d);
+        *p = '\0';
+        res_run("rm -rf '%s'", d);
+    }
+}
+
+typedef int (*block_fn)(const res_set *, const char *stage, const char *label, sbuf *);
+
+static int ladder_block(const res_set *s, const char *stage, const char *label, sbuf *b)
+{
+    (void)stage;
+    return res_md_ladder(s, label, b);
+}
+
+/* Rebuilds blocks first .. first + count - 1 of root/name; a missing file or marker is one
+   note on stderr. */
+static void rebuild(tables_run *r, const char *name, const char *stage, int first, int count)
+{
+    static const char *const marker[3] = {"results", "evidence", "ladder"};
+    static const block_fn fn[3] = {res_md_stage_results, res_md_stage_evidence, ladder_block};
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", r->root, name);
+    char *old = res_read_all(path), *text = old ? strdup(old) : NULL;
+    if (!old) fprintf(stderr, "results: cannot read %s: %s; skipped\n", path, strerror(errno));
+    for (int k = first; text && k < first + count; k++) {
+        sbuf b = {0};
+        fn[k](r->s, stage, r->label, &b);
+        char *next = res_replace_marker(text, marker[k], b.s ? b.s : "");
+        sb_free(&b);
+        if (next) {
+            free(text);
+            text = next;
+        } else
+            fprintf(stderr,
+                    "results: %s: no '<!-- %s:begin -->' ... '<!-- %s:end -->' marker lines "
+                    "(each once, in that order); that block is skipped\n",
+                    name, marker[k], marker[k]);
+    }
+    if (text) settle(r, name, old, text);
+    free(text);
+    free(old);
+}
+
+int res_tables(const res_set *s, const char *root, const char *label, int write)
+{
+    tables_run r = {s, root, label, write, 0, 0};
+    char pattern[PATH_MAX];
+    glob_t g;
+    snprintf(pattern, sizeof pattern, "%s/[0-9][0-9]_*/README.md", root);
+    size_t skip = strlen(root) + 1;
+    if (glob(pattern, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            char stage[64];
+            snprintf(stage, sizeof stage, "%.*s", (int)strcspn(g.gl_pathv[i] + skip, "/"),
+                     g.gl_pathv[i] + skip);
+            rebuild(&r, g.gl_pathv[i] + skip, stage, 0, 2);
+        }
+        globfree(&g);
+    }
+    rebuild(&r, "README.md", NULL, 2, 1);
+    snprintf(pattern, sizeof pattern, "%s/BENCHMARKS.md", root);
+    char *old = res_read_all(pattern);
+    if (!old && errno != ENOENT) {
+        fprintf(stderr, "results: cannot read %s: %s\n", pattern, strerror(errno));
+        r.failed++;
+    } else {
+        sbuf b = {0};
+        res_md_benchmarks(s, label, &b);
+        settle(&r, "BENCHMARKS.md", old ? old : "", b.s);
+        sb_free(&b);
+    }
+    free(old);
+    if (r.changed == 0)
+        printf("results: the tables are up to date\n");
+    else if (!write)
+        printf("results: %zu file(s) would change; run with --write to write them\n", r.changed);
+    return r.failed ? 1 : 0;
 }

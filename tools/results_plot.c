@@ -9,21 +9,19 @@
      shapes_softmax, shapes_logsoftmax, shapes_rowsum
                                    shapes.csv + peer.csv: % of the ceiling per real-world shape,
                                    softmax with a mark at its serialised floor
+     allreduce_<G>gpu              allreduce*.csv (stage 08): busbw against n per variant on G
+                                   GPUs, the peer copy as the ceiling
 
    Only measurements whose check is ok are drawn. A missing CSV skips its plots with one note. */
 #include "results.h"
 #include "cli.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define MAX_SERIES 48
 #define MAX_POINTS 256
@@ -79,54 +77,38 @@ static void label_of(const res_entry *e, char *buf, size_t len)
         snprintf(buf, len, "%s/%s (%s)", e->stage, e->variant, dtype_name(e->dt));
 }
 
-/* Runs gnuplot on gpdir/script.gp once per format, writing outdir/image.{png,svg}. */
+/* Runs gnuplot on gpdir/script.gp once per format, writing outdir/image.{png,svg}; the
+   script reads fmt, dir, gpdir, vars and out from set.gp, loaded first. */
 static void draw(plot_ctx *c, const char *script, const char *image, const char *vars)
 {
     static const char *const fmts[2] = {"png", "svg"};
     for (int k = 0; k < c->formats; k++) {
-        char out[1024], sc[1024], errp[1024];
+        char out[1024], errp[1024];
         snprintf(out, sizeof out, "%s/%s.%s", c->outdir, image, fmts[k]);
-        snprintf(sc, sizeof sc, "%s/%s.gp", c->gpdir, script);
         snprintf(errp, sizeof errp, "%s/gnuplot.err", c->tmp);
         remove(out);
-        sbuf e = {0};
+        FILE *f = open_in(c, "set.gp");
         const char *vals[5][2] = {
             {"fmt", fmts[k]}, {"dir", c->tmp}, {"gpdir", c->gpdir}, {"vars", vars}, {"out", out}};
-        for (int i = 0; i < 5; i++) {
-            sb_printf(&e, "%s%s='", i ? "; " : "", vals[i][0]);
-            for (const char *p = vals[i][1]; *p; p++) sb_printf(&e, *p == '\'' ? "''" : "%c", *p);
-            sb_add(&e, "'");
+        for (int i = 0; f && i < 5; i++) {
+            fprintf(f, "%s = ", vals[i][0]);
+            gq(f, vals[i][1]);
+            fputc('\n', f);
         }
-        fflush(stdout);
-        pid_t pid = fork();
-        if (pid == 0) {
-            int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            if (fd >= 0) dup2(fd, 2);
-            execlp("gnuplot", "gnuplot", "-e", e.s, sc, (char *)NULL);
-            _exit(127);
-        }
-        int st = -1;
-        if (pid > 0) waitpid(pid, &st, 0);
-        sb_free(&e);
+        int st = f ? fclose(f) : -1;
+        if (st == 0)
+            st = res_run("gnuplot '%s/set.gp' '%s/%s.gp' 2>'%s'", c->tmp, c->gpdir, script, errp);
+        char *msg = res_read_all(errp);
         struct stat sst;
-        char *msg = NULL;
-        FILE *ef = fopen(errp, "r");
-        if (ef) {
-            sbuf m = {0};
-            char line[512];
-            while (fgets(line, sizeof line, ef)) sb_printf(&m, "    %s", line);
-            fclose(ef);
-            msg = m.s;
-        }
-        if (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && stat(out, &sst) == 0 &&
-            sst.st_size > 0) {
+        if (st == 0 && stat(out, &sst) == 0 && sst.st_size > 0) {
             /* gnuplot warnings (a series with no points) still matter */
-            if (msg) fprintf(stderr, "results: %s.%s: gnuplot says:\n%s", image, fmts[k], msg);
+            if (msg && *msg)
+                fprintf(stderr, "results: %s.%s: gnuplot says:\n%s", image, fmts[k], msg);
             printf("%s\n", out);
             c->drawn++;
         } else {
-            fprintf(stderr, "results: gnuplot failed on %s.%s (%s):\n%s", image, fmts[k], sc,
-                    msg ? msg : "    (no message)\n");
+            fprintf(stderr, "results: gnuplot failed on %s.%s (%s/%s.gp):\n%s", image, fmts[k],
+                    c->gpdir, script, msg && *msg ? msg : "(no message)\n");
             remove(out);
             c->failed++;
         }
@@ -238,9 +220,9 @@ static size_t emit_lines(const plot_ctx *c, const char *pfx, const series *S, si
     return m;
 }
 
-/* The baseline series of variant (op, dtype dt when any rows of that dtype, else f32). */
-static void base_series(const res_file *f, const char *variant, int op, int dt, series *out,
-                        const char *title, int style)
+/* The baseline series of variant (op -1: any) at dtype dt and rows (RES_ANY: any). */
+static void base_series(const res_file *f, const char *variant, int op, int dt, size_t rows,
+                        series *out, const char *title, int style)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->title, sizeof out->title, "%s", title);
@@ -248,7 +230,8 @@ static void base_series(const res_file *f, const char *variant, int op, int dt, 
     for (size_t i = 0; i < f->n; i++) {
         const res_entry *e = &f->e[i];
         if (strcmp(e->stage, "baseline") == 0 && strcmp(e->variant, variant) == 0 &&
-            (op < 0 || (int)e->op == op) && (int)e->dt == dt)
+            (op < 0 || (int)e->op == op) && (int)e->dt == dt &&
+            (rows == RES_ANY || e->rows == rows))
             add_point(out, (double)e->cols, e);
     }
 }
@@ -329,8 +312,8 @@ static void plot_ladder(plot_ctx *c, const res_set *s)
 
 /* ---- sweep and latency ------------------------------------------------------------------ */
 
-static size_t variant_series(const res_file *f, int op, int dt, series *S, const char **stage_of,
-                             size_t *elems);
+static size_t variant_series(const res_file *f, int op, int dt, size_t rows, series *S,
+                             const char **stage_of, size_t *elems);
 
 static void plot_sweep(plot_ctx *c, const res_set *s)
 {
@@ -342,12 +325,12 @@ static void plot_sweep(plot_ctx *c, const res_set *s)
     /* one series per stage/variant/dtype of the lessons */
     static series S[MAX_SERIES];
     const char *stage[MAX_SERIES];
-    size_t elems, ns = variant_series(sw, OP_SUM, -1, S, stage, &elems);
+    size_t elems, ns = variant_series(sw, OP_SUM, -1, RES_ANY, S, stage, &elems);
     /* key variants: the best of each stage at its largest n, and any variant that beats CUB by
        10% or more at some n (a small- or mid-size specialist such as a single-pass sum) */
     static series K[MAX_SERIES], R[2];
-    base_series(sw, "cub_device_reduce", OP_SUM, DT_F32, &R[0], "CUB DeviceReduce::Sum", 101);
-    base_series(sw, "read_stream", OP_SUM, DT_F32, &R[1], "ceiling: read-only stream", 102);
+    base_series(sw, "cub_device_reduce", OP_SUM, DT_F32, 1, &R[0], "CUB DeviceReduce::Sum", 101);
+    base_series(sw, "read_stream", OP_SUM, DT_F32, 1, &R[1], "ceiling: read-only stream", 102);
     int keep[MAX_SERIES] = {0};
     for (size_t i = 0; i < ns; i++) {
         size_t best = i;
@@ -390,10 +373,11 @@ static void plot_sweep(plot_ctx *c, const res_set *s)
 
 /* ---- rows and softmax: one series per variant against cols ------------------------------ */
 
-/* Series of the lessons' entries of op (and dtype dt, or any when dt < 0), in ladder order;
-   dispatchers are drawn thicker. short_titles: the variant alone when there is one stage. */
-static size_t variant_series(const res_file *f, int op, int dt, series *S, const char **stage_of,
-                             size_t *elems)
+/* Series of the lessons' entries of op (and dtype dt, or any when dt < 0; rows, or RES_ANY), in
+   ladder order; dispatchers are drawn thicker. Titles: the variant alone when there is one
+   stage and one dtype. */
+static size_t variant_series(const res_file *f, int op, int dt, size_t rows, series *S,
+                             const char **stage_of, size_t *elems)
 {
     const res_entry *first[MAX_SERIES];
     size_t ns = 0, nstages = 0;
@@ -401,7 +385,9 @@ static size_t variant_series(const res_file *f, int op, int dt, series *S, const
     *elems = 0;
     for (size_t i = 0; i < f->n; i++) {
         const res_entry *e = &f->e[i];
-        if ((int)e->op != op || (dt >= 0 && (int)e->dt != dt) || res_is_ref(e->stage)) continue;
+        if ((int)e->op != op || (dt >= 0 && (int)e->dt != dt) || res_is_ref(e->stage) ||
+            (rows != RES_ANY && e->rows != rows))
+            continue;
         if (e->rows * e->cols > *elems) *elems = e->rows * e->cols;
         size_t j = 0;
         while (j < ns && !(strcmp(first[j]->stage, e->stage) == 0 &&
@@ -443,11 +429,12 @@ static void plot_rows(plot_ctx *c, const res_set *s)
         return;
     }
     static series S[MAX_SERIES], R[3];
-    size_t elems, ns = variant_series(rw, OP_ROWSUM, -1, S, NULL, &elems);
-    base_series(rw, "cub_segmented_reduce", OP_ROWSUM, DT_F32, &R[0],
+    size_t elems, ns = variant_series(rw, OP_ROWSUM, -1, RES_ANY, S, NULL, &elems);
+    base_series(rw, "cub_segmented_reduce", OP_ROWSUM, DT_F32, RES_ANY, &R[0],
                 "CUB DeviceSegmentedReduce::Sum", 101);
-    base_series(rw, "cublas_gemv", OP_ROWSUM, DT_F32, &R[1], "cuBLAS Sgemv (x ones)", 104);
-    base_series(rw, "read_stream", OP_ROWSUM, DT_F32, &R[2], "ceiling: read-only stream", 102);
+    base_series(rw, "cublas_gemv", OP_ROWSUM, DT_F32, RES_ANY, &R[1], "cuBLAS Sgemv (x ones)", 104);
+    base_series(rw, "read_stream", OP_ROWSUM, DT_F32, RES_ANY, &R[2], "ceiling: read-only stream",
+                102);
     char el[32], extra[64], vars[1200];
     res_pow2(elems, el, sizeof el);
     snprintf(extra, sizeof extra, "elements = '%s'", el);
@@ -479,7 +466,7 @@ static void plot_softmax(plot_ctx *c, const res_set *s)
     for (int o = 0; o < 2; o++)
         for (int d = DT_F32; d <= DT_BF16; d++) {
             static series S[MAX_SERIES], R[2];
-            size_t elems, ns = variant_series(sm, (int)ops[o], d, S, NULL, &elems);
+            size_t elems, ns = variant_series(sm, (int)ops[o], d, RES_ANY, S, NULL, &elems);
             const char *on = op_name(ops[o]), *dn = dtype_name((dtype)d);
             char pfx[32];
             snprintf(pfx, sizeof pfx, "%s_%s", on, dn);
@@ -488,9 +475,11 @@ static void plot_softmax(plot_ctx *c, const res_set *s)
                         dn, s->dir);
                 continue;
             }
-            base_series(sm, "copy", OP_SOFTMAX, d, &R[0], "ceiling: device-to-device copy", 102);
+            base_series(sm, "copy", OP_SOFTMAX, d, RES_ANY, &R[0], "ceiling: device-to-device copy",
+                        102);
             if (R[0].n == 0)
-                base_series(sm, "copy", -1, d, &R[0], "ceiling: device-to-device copy", 102);
+                base_series(sm, "copy", -1, d, RES_ANY, &R[0], "ceiling: device-to-device copy",
+                            102);
             memset(&R[1], 0, sizeof R[1]);
             snprintf(R[1].title, sizeof R[1].title, "PyTorch %s",
                      ops[o] == OP_SOFTMAX ? "torch.softmax" : "torch.log_softmax");
@@ -705,6 +694,39 @@ static void plot_shapes(plot_ctx *c, const res_set *s)
     }
 }
 
+/* ---- stage 08: busbw against n, one plot per file and GPU count -------------------------- */
+
+static void plot_allreduce(plot_ctx *c, const res_set *s)
+{
+    if (!s->n_ar) note_missing(s, "allreduce", "allreduce*.csv");
+    for (size_t a = 0; a < s->n_ar; a++) {
+        const res_file *f = &s->ar[a];
+        size_t g[16], ng = 0, k;
+        for (size_t i = 0; i < f->n; i++) { /* the GPU counts of the file's all-reduce rows */
+            for (k = 0; k < ng && g[k] != f->e[i].rows; k++) {}
+            if (f->e[i].op == OP_ALLREDUCE && k == ng && ng < 16) g[ng++] = f->e[i].rows;
+        }
+        for (k = 0; k < ng; k++) {
+            static series S[MAX_SERIES], R[1];
+            size_t elems, ns = variant_series(f, OP_ALLREDUCE, DT_F32, g[k], S, NULL, &elems);
+            base_series(f, g[k] == 1 ? "copy" : "peer_copy", OP_ALLREDUCE, DT_F32, g[k], &R[0],
+                        g[k] == 1 ? "ceiling: device-to-device copy"
+                                  : "ceiling: peer copy, every GPU at once",
+                        102);
+            char extra[32], name[48], vars[1200];
+            snprintf(extra, sizeof extra, "gpus = %zu", g[k]);
+            snprintf(name, sizeof name, "allreduce_%zugpu", g[k]);
+            if (emit_lines(c, "allreduce", S, ns, R, 1, 0, INFINITY, f, extra) == 0) {
+                fprintf(stderr, "results: %s: no ok rows in %s/%s; skipped\n", name, s->dir,
+                        f->name);
+                continue;
+            }
+            snprintf(vars, sizeof vars, "%s/allreduce.vars", c->tmp);
+            draw(c, "allreduce", name, vars);
+        }
+    }
+}
+
 /* ---- the command ------------------------------------------------------------------------- */
 
 int res_plot(const res_set *s, const char *gpdir, const char *outdir, int png_only)
@@ -723,6 +745,7 @@ int res_plot(const res_set *s, const char *gpdir, const char *outdir, int png_on
     plot_rows(&c, s);
     plot_softmax(&c, s);
     plot_shapes(&c, s);
+    plot_allreduce(&c, s);
     res_run("rm -rf '%s'", tmpl);
     if (c.drawn == 0 && c.failed == 0) fprintf(stderr, "results: no plot drawn from %s\n", s->dir);
     return c.failed ? 1 : 0;
