@@ -61,7 +61,7 @@ test-assignment: assignment
 # The mutant suite (INSTRUCTORS.md, Proving the grader). MUTANTS narrows it: NN_stage/NAME or
 # NN_stage, comma separated; MUTANT_JOBS (environment) grades that many mutants at a time.
 MUTANTS ?=
-mutants: $(BUILD)/grader $(BUILD)/assign
+mutants: $(BUILD)/grader
 	@BUILD='$(BUILD)' $(if $(CUNIT_PREFIX),CUNIT_PREFIX='$(CUNIT_PREFIX)') \
 	    sh tests/mutants/run.sh $(subst $(comma),$(space),$(MUTANTS))
 
