@@ -2,26 +2,22 @@
 # SPDX-License-Identifier: MIT
 # profile.sh: what the hardware counters say about every variant of the stages.
 #
-#   tools/profile.sh [STAGE...]         Nsight Compute over every variant of each stage (default:
-#                                       every NN_* folder) -> a table and results/profile.csv
-#   tools/profile.sh --reparse [STAGE...]  the same table and CSV from the exports kept in
-#                                       results/profile/ by an earlier run (no GPU needed)
-#   tools/profile.sh --need             exit 3 with one line when no GPU, ncu or cuobjdump
-#   tools/profile.sh --selftest RENAMED.csv [REAL.csv]   checks the parser on real exports (the
-#                                       one with --print-nvtx-rename kernel, the one without);
-#                                       tests/host/evidence.sh checks it on a sample
+#   tools/profile.sh [STAGE...]            Nsight Compute over every variant of each stage
+#                                          (default: every NN_* folder) -> a table and
+#                                          results/profile.csv
+#   tools/profile.sh --reparse [STAGE...]  the same from the exports an earlier run left in
+#                                          results/profile/ (no GPU needed)
+#   tools/profile.sh --need                exit 3 with one line when no GPU, ncu or cuobjdump
 #
-# How: each stage program runs once under ncu at its default size (sums n = 2^28, row ops
-# 65536 x 1024) with REDUCE_PROFILE=1 --iters 1 --warmup 0, so that exactly one timed launch of
-# each variant (and of its baselines) runs between cudaProfilerStart/Stop inside an NVTX range
-# named stage/variant/op/dtype; --clock-control none (the clocks are never locked). The report
-# is exported twice as CSV (with --print-nvtx-rename kernel, and with the real kernel names to
-# find each kernel's SASS); the exports, the report, the log and per-kernel rows (kernels.csv)
-# stay in results/profile/. What each column of profile.csv is, bytes in flight per SM (Little's
-# law, from the SASS by tools/sass_inflight.awk) included: maint/EVIDENCE_NOTES.md.
-# Environment: NCU_FLAGS (appended to ncu's options), BUILD (build), RESULTS (results),
-# ARCH (the SASS section to read), HAVE_GPU (from make), CUDA_HOME. ncu and cuobjdump are
-# looked for on PATH, then in $CUDA_HOME/bin, /usr/local/cuda/bin, /opt/nvidia/nsight-compute.
+# Each stage program runs once under ncu (--clock-control none) at its default size with
+# REDUCE_PROFILE=1 --iters 1 --warmup 0: one timed launch of each variant and baseline, in an
+# NVTX range stage/variant/op/dtype. The report is exported twice (kernels renamed after their
+# ranges, and with their real names, to find each kernel's SASS); exports, report, log and
+# kernels.csv (every metric per kernel) stay in results/profile/. A stage that spans several
+# GPUs (it lists an allreduce variant) is left out: ncu replays each kernel alone, and NCCL's
+# kernels wait for their peers. The columns and how they are read: maint/EVIDENCE_NOTES.md.
+# Environment: NCU_FLAGS (appended to ncu's options), BUILD, RESULTS, ARCH (the SASS section),
+# HAVE_GPU (from make), CUDA_HOME.
 # Exit: 0 done; 1 a stage's run or export failed (the others are still reported); 2 usage;
 # 3 no GPU, or ncu or cuobjdump missing.
 set -u
@@ -159,23 +155,6 @@ finish() {
     echo "wrote $out: $(wc -l < "$rows.once") variants; per kernel: $PDIR/kernels.csv"
 }
 
-# --selftest RENAMED [REAL]: what the parser finds in real exports
-file_selftest() {
-    renamed=$1
-    real=${2:-$1}
-    for f in "$renamed" "$real"; do
-        [ -f "$f" ] || { echo "profile --selftest: no file $f" >&2; exit 2; }
-    done
-    if awk -v stage=selftest -v check=1 -v metrics="$METRICS" -f "$here/profile_parse.awk" \
-           /dev/null /dev/null \
-           "$renamed" "$real"; then
-        echo "ok   the exports parse: every kernel has a range and every metric a column"
-        return 0
-    fi
-    echo "FAIL the exports do not parse cleanly (see above)"
-    return 1
-}
-
 # need: exits 3 with one line when no GPU, ncu or cuobjdump; sets ncu and cuobj
 need() {
     have_gpu || {
@@ -193,22 +172,13 @@ need() {
     }
 }
 
-usage() {
-    echo "usage: tools/profile.sh [--reparse] [STAGE...] | --need | --selftest RENAMED [REAL]" >&2
-    exit 2
-}
-
 mode=run
 ncu=""
 case ${1:-} in
 --need) need; exit 0 ;;
---selftest)
-    shift
-    [ $# -ge 1 ] && [ $# -le 2 ] || usage
-    file_selftest "$@"; exit $? ;;
 --reparse) mode=reparse; shift ;;
 -h|--help) sed -n '3,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
--*) usage ;;
+-*) echo "usage: tools/profile.sh [--reparse] [STAGE...] | --need" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2046,SC2012
 [ $# -gt 0 ] || set -- $(ls -d [0-9][0-9]_*/ 2>/dev/null | tr -d /)
@@ -225,6 +195,10 @@ echo "stage,range,kernel,duration_us,$(echo "$METRICS" | cut -d, -f2-),bytes_per
     > "$PDIR/kernels.csv"
 status=0
 for s in "$@"; do
+    if "$BUILD/$s" --list 2>/dev/null | awk '$2 == "allreduce" {f = 1} END {exit !f}'; then
+        echo "profile: $s: left out (it spans several GPUs; ncu replays each kernel alone)"
+        continue
+    fi
     if [ $mode = run ]; then profile_stage "$s" || status=1; fi
     parse_stage "$s" || status=1
 done

@@ -1,21 +1,16 @@
 # SPDX-License-Identifier: MIT
-# profile_parse.awk: one stage's Nsight Compute exports -> rows of results/profile.csv.
-# Used by profile.sh; reads four files, in this order:
-#   1. INFLIGHT  "mangled<TAB>bytes<TAB>demangled" per kernel (sass_inflight.awk + a demangler)
-#   2. RUN_CSV   the stage program's own --csv from the profiled run (gpu, rows, cols); may be
-#                /dev/null, then the default shapes are used (sums 1 x 2^28, rows 65536 x 1024)
-#   3. RENAMED   ncu --import R --csv --page raw --print-units base --print-nvtx-rename kernel
-#   4. REAL      the same export without renaming (--print-kernel-base mangled)
-# Prints profile.csv rows (no header; a 16th field says whether the kernel used shared memory)
-# in the order the variants ran. -v metrics=LIST (required) is the comma list of metrics ncu
-# collected, as evidence_lib.sh's METRICS names them. -v detail=FILE appends
-# one row per kernel to FILE; -v check=1 prints what was found to stderr instead (self-test).
-# The raw page is one header row of metric names, a row of units, then one row per kernel;
-# columns are found by name, quoted fields may hold commas, numbers may hold thousands
-# separators. The NVTX range of a kernel (stage/variant/op/dtype) is looked for in the
-# renamed kernel name first, then in every other field (the NVTX column of either export).
-# A variant of several kernels (two passes, CUB's two kernels): duration is their sum, the
-# other counters are those of its longest kernel.
+# profile_parse.awk: one stage's Nsight Compute exports -> rows of results/profile.csv (no
+# header; a 16th field says whether the kernel used shared memory), in the order the variants
+# ran. Used by profile.sh:
+#   awk -v stage=S -v metrics=LIST [-v detail=FILE] -f profile_parse.awk INFLIGHT RUN RENAMED REAL
+# INFLIGHT: "mangled<TAB>bytes<TAB>demangled" per kernel (sass_inflight.awk and a demangler);
+# RUN: the program's --csv of the profiled run (its shapes; /dev/null: the default ones);
+# RENAMED and REAL: the raw-page exports with and without --print-nvtx-rename kernel (a header
+# row of metric names, a row of units, a row per kernel; quoted fields may hold commas and
+# numbers thousands separators). metrics: evidence_lib.sh's METRICS; detail: one row per kernel
+# appended to FILE. A kernel's range (stage/variant/op/dtype) is its renamed name, else any
+# field naming one. A variant of several kernels: duration summed, other counters those of its
+# longest kernel.
 
 function parse_csv(line, f,    n, i, c, inq, field, len) {
     sub(/\r$/, "", line)
@@ -89,7 +84,7 @@ BEGIN {
     nm = split(metrics, M, ",") # METRICS of evidence_lib.sh, -v metrics=...
     NOPT = 2        # the last NOPT metrics are optional (collected if cheap)
     if (ARGC != 5) {
-        print "usage: awk -f profile_parse.awk INFLIGHT RUN_CSV RENAMED REAL" > "/dev/stderr"
+        print "usage: awk -f profile_parse.awk INFLIGHT RUN RENAMED REAL" > "/dev/stderr"
         exit 2
     }
     # each file is read here with getline: an empty one, or one named twice, is no problem
@@ -158,18 +153,13 @@ function read_export(path, which,    line, f, n, i, hdr, units, col, idc, knc, i
         }
         id = f[idc]
         if (id !~ /^[0-9]+$/) {
-            if (!units) {
-                units = 1
-                found_units[which] = 1
-                for (i = 1; i <= n; i++) unit_of[which, i] = f[i]
-            }
+            if (!units++) for (i = 1; i <= n; i++) unit_of[which, i] = f[i]
             continue
         }
         if (which == 3) {
             lab = find_label(f[knc])
             for (i = 1; lab == "" && i <= n; i++) lab = find_label(f[i])
             label3[id] = lab
-            nk3++
             continue
         }
         if (!(id in seen4)) { ids[++nk] = id; seen4[id] = 1 }
@@ -198,16 +188,7 @@ function read_export(path, which,    line, f, n, i, hdr, units, col, idc, knc, i
 
 function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w, sect,
                   b, bif, line, unnamed, hard_missing, no_inflight, d, shared) {
-    if (check) {
-        printf("renamed export: header %s, units row %s, %d kernels\n",
-               found_hdr[3] ? "found" : "MISSING", found_units[3] ? "found" : "missing",
-               nk3) > "/dev/stderr"
-        printf("real-name export: header %s, units row %s, %d kernels\n",
-               found_hdr[4] ? "found" : "MISSING", found_units[4] ? "found" : "missing",
-               nk) > "/dev/stderr"
-    }
-    problems = 0
-    if (!found_hdr[4] || (!found_hdr[3] && check)) problems++
+    problems = !found_hdr[4]
     # group the kernels by their range, in the order they ran
     for (i = 1; i <= nk; i++) {
         id = ids[i]
@@ -240,7 +221,6 @@ function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w,
     if (unnamed) {
         printf("profile: %s: %d kernel(s) outside a stage/variant/op/dtype range, left out\n",
                stage, unnamed) > "/dev/stderr"
-        if (check) problems++
     }
     for (i = 1; i <= nl; i++) {
         lab = order[i]
@@ -263,11 +243,6 @@ function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w,
             no_inflight = no_inflight " " kname[id]
         }
         bif = b != "" && val[id, 4] != "" ? val[id, 4] * 32 * b : ""
-        if (check) {
-            printf("%-48s %d kernel(s), longest %s, %s B in flight per thread\n", lab, nkern[lab],
-                   kname[id], b == "" ? "?" : b) > "/dev/stderr"
-            continue
-        }
         # a 16th field, cut off for profile.csv, tells the table whether the kernel made
         # shared-memory accesses at all (1), none (0), or the counter is missing (empty)
         shared = val[id, 9] == "" ? "" : (val[id, 9] + val[id, 10] > 0)
@@ -281,7 +256,7 @@ function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w,
     if (no_inflight != "")
         printf("profile: %s: no SASS found for (bytes in flight left empty):%s\n", stage,
                no_inflight) > "/dev/stderr"
-    if (detail != "" && !check)
+    if (detail != "")
         for (i = 1; i <= nk; i++) {
             id = ids[i]
             lab = (id in label3) && label3[id] != "" ? label3[id] : label4[id]
@@ -289,6 +264,5 @@ function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w,
             for (m = 2; m <= nm; m++) line = line "," val[id, m]
             print line "," inflight_of(kname[id]) >> detail
         }
-    if (check && nl == 0) problems++
     return problems ? 1 : 0
 }

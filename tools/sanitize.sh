@@ -6,22 +6,14 @@
 #                                   -> results/sanitize.txt
 #   tools/sanitize.sh --need        exit 3 with one line when no GPU or no compute-sanitizer
 #
-# Tools (SANITIZERS, default all four): memcheck --leak-check full, racecheck (shared-memory
-# hazards), synccheck (barrier and __syncwarp misuse), initcheck (reads of uninitialised global
-# memory); each with --error-exitcode 1, so a warning fails too. Each runs the stage programs
-# with --check-only (every variant and dtype, an exact pattern and random data) at sizes
-# chosen per op: sums -n 1,33,1025,65537,1000003; row sums --rows 7 --cols 1,33,260,1025,5000 and
-# --rows 3 --cols 200003 (few long rows); softmax --rows 37 --cols 1,33,1025,5000,40000, then the
-# few long rows of the split paths (--rows 1 --cols 262147, --rows 8 --cols 131075, --rows 32
-# --cols 128257) and the many long rows of the stream paths (--rows 300 --cols
-# 16389,50257,60001). A tuned path is a named variant, so each runs wherever its supports() takes
-# the shape. racecheck costs about 11x a plain run: it drops the largest sum and checks the first
-# softmax set at 5 rows. memcheck also runs the gpu suite (build/test_gpu, GPU_TEST_QUICK=1,
-# GPU_TEST_STAGES when narrowed); --baselines adds the baselines program.
-# One line per tool and program ("memcheck 05_packed: 0 errors (34 variant checks in 3 runs,
-# 9 s)", or FAILED with the first lines of the report) on stdout and in results/sanitize.txt;
-# full logs in results/sanitize/. compute-sanitizer is looked for on PATH, in $CUDA_HOME/bin,
-# /usr/local/cuda/bin and $CUDA_HOME/compute-sanitizer.
+# Tools (SANITIZERS, default all four): memcheck --leak-check full, racecheck, synccheck and
+# initcheck, each with --error-exitcode 1. Each runs the stage programs with --check-only at
+# the sizes of runs_for below (maint/EVIDENCE_NOTES.md says why those); an all-reduce stage
+# runs each hand-written variant at small n, never nccl (its kernels wait for the other GPUs).
+# memcheck also runs the gpu suite (GPU_TEST_QUICK=1, GPU_TEST_STAGES when narrowed);
+# --baselines adds the baselines program. One line per tool and program ("memcheck 05_packed:
+# 0 errors (34 variant checks in 3 runs, 9 s)", or FAILED with the first lines of the report)
+# on stdout and in results/sanitize.txt; full logs in results/sanitize/.
 # Exit: 0 all clean; 1 a tool found something or a program failed; 2 usage; 3 no GPU or no
 # compute-sanitizer.
 set -u
@@ -35,7 +27,8 @@ LDIR=$RESULTS/sanitize
 
 # the runs of one tool over one program: one line each, the arguments after --check-only
 runs_for() { # TOOL PROGRAM
-    ops=$("$BUILD/$2" --list 2>/dev/null | awk 'NR > 1 {print $2}' | sort -u)
+    list=$("$BUILD/$2" --list 2>/dev/null)
+    ops=$(echo "$list" | awk 'NR > 1 {print $2}' | sort -u)
     has() { echo "$ops" | grep -qx "$1"; }
     rows_too=0
     has rowsum && rows_too=1
@@ -43,6 +36,11 @@ runs_for() { # TOOL PROGRAM
         if [ "$1" = racecheck ]; then echo "--op sum -n 1,33,1025,65537"
         else echo "--op sum -n 1,33,1025,65537,1000003"; fi
     fi
+    # an all-reduce: each variant but nccl, at sizes that are no multiple of the GPUs or chunks
+    for v in $(echo "$list" | awk '$2 == "allreduce" && $1 != "nccl" {print $1}'); do
+        if [ "$1" = racecheck ]; then echo "--op allreduce --variant $v -n 1,33,1025"
+        else echo "--op allreduce --variant $v -n 1,33,1025,65537"; fi
+    done
     if has rowsum; then
         echo "--op rowsum --rows 7 --cols 1,33,260,1025,5000"
         echo "--op rowsum --rows 3 --cols 200003"

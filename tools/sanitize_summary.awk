@@ -41,7 +41,7 @@ BEGIN {
     found = errors + hazards
     what = found (hazards ? " hazard" : " error") (found == 1 ? "" : "s")
     ok = !bad_rc && found == 0 && no_summary == ""
-    detail = checks " variant check" (checks == 1 ? "" : "s") " in " runs " run" \
+    detail = checks + 0 " variant check" (checks == 1 ? "" : "s") " in " runs " run" \
              (runs == 1 ? "" : "s") ", " secs " s"
     if (prog == "test_gpu") detail = cunit runs " run, " secs " s"
     if (ok) { printf "%s %s: 0 errors (%s)\n", tool, prog, detail; exit 0 }

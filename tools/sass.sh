@@ -5,15 +5,10 @@
 #   tools/sass.sh [-v] STAGE...     e.g. tools/sass.sh 05_packed   (make sass STAGE=05_packed)
 #   tools/sass.sh --need            exit 3 with one line when cuobjdump is missing
 #
-# For each kernel compiled from the stage's folder (cuobjdump -sass of build/STAGE, the
-# section of $ARCH, else of the installed GPU, else sm_90, else the newest): static counts of
-# SHFL; LDG by width (LDG.E 4 bytes, .64, .128, narrower); LDGSTS; LDS and STS; BAR;
-# ATOM/RED; predicated FADD/FMNMX (a tree whose idle lanes are switched off, not branched
-# around); BRA; and "B in flight": the bytes of global loads one thread issues before it
-# must wait for the first of them (tools/sass_inflight.awk says how it is counted).
-# -v also prints the counted instructions themselves under each kernel.
-# cuobjdump is looked for on PATH, then in $CUDA_HOME/bin and /usr/local/cuda/bin.
-# Exit: 0 done, 2 usage, 3 cuobjdump missing or a stage not built.
+# For each kernel compiled from the stage's folder (the SASS of $ARCH, else of the installed
+# GPU, else sm_90, else the newest in build/STAGE): static counts of the instructions the
+# lessons are about (the legend below) and B_infl (tools/sass_inflight.awk); -v also prints the
+# counted instructions. Exit: 0 done, 2 usage, 3 cuobjdump missing or a stage not built.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/evidence_lib.sh

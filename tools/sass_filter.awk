@@ -1,15 +1,10 @@
 # SPDX-License-Identifier: MIT
 # sass_filter.awk: the instructions a reduction lesson is about, per kernel, from
-# `cuobjdump -sass` text of one architecture. Used by sass.sh.
-#
-#   cuobjdump -sass -arch sm_90 build/05_packed | awk -v stage=05_packed -f tools/sass_filter.awk
-#
-# Keeps the kernels compiled from files under the folder named by stage (cuobjdump's
-# "identifier" line; all kernels when stage is empty or the dump names no files). Prints,
-# tab-separated, one line per kernel:
+# `cuobjdump -sass` text of one architecture (sass.sh). Keeps the kernels compiled from the
+# folder named by -v stage (cuobjdump's "identifier" lines; all when there are none) and prints,
+# tab-separated, one line per kernel (static counts, not executed ones):
 #   K name shfl ldg_4 ldg_8 ldg_16 ldg_narrow ldgsts lds sts bar atom_red pred_fadd_fmnmx bra
-# and, with -v lines=1, each counted instruction as:   L name address instruction
-# The counts are static (instructions in the binary), not executed counts.
+# and, with -v lines=1, each counted instruction:   L name address instruction
 
 function category(op, guarded) {
     if (op ~ /^SHFL/) return "shfl"

@@ -1,23 +1,16 @@
 # SPDX-License-Identifier: MIT
 # sass_inflight.awk: the bytes of global loads one thread issues before it must wait, per
-# kernel, read from `cuobjdump -sass` text (one architecture: cuobjdump -sass -arch sm_90 ...).
+# kernel, from `cuobjdump -sass -arch sm_XY` text (maint/EVIDENCE_NOTES.md, Little's law).
 #
 #   cuobjdump -sass -arch sm_90 build/04_block_reduce | awk -f tools/sass_inflight.awk
 #   prints one line per kernel:   mangled_name bytes_per_thread
-#   -v verbose=1 also prints each kernel's largest group as "# name: N loads, B bytes at 0xADDR"
+#   -v verbose=1 also prints each kernel's largest group: "# name: N loads, B bytes at 0xADDR"
 #
-# The rule, within one basic block: the LDG instructions issued one after another form a
-# group until an instruction reads one of their destination registers (the thread must then
-# wait for that load); a BRA, BAR, EXIT, RET or CALL, or a branch target, also ends it. A group's
-# bytes are the sum of its loads' widths from the opcode (LDG.E 4, .64 8, .128 16, .U16/.S16 2,
-# .U8/.S8 1); a predicated LDG counts. The kernel's figure is its largest group: what one
-# thread keeps in flight in its busiest stretch (usually the loop body). LDGSTS (cp.async,
-# global to shared) counts as a load too; the thread waits for it at DEPBAR, which ends the
-# group. Generic LD (ld through a generic pointer) is not counted. Reads are found from the
-# operands: every register after the destination, and every register inside [...]; R8.64
-# reads R8 and R9, as do IMAD.WIDE's third source and the data of a .64 store; .128 stores
-# read four. Where the compiler pipelines loads (issues new ones while consuming older
-# ones), a group restarts at the first consumer: the figure is then a lower bound.
+# Within a basic block, the LDG (and LDGSTS) instructions issued one after another form a group
+# until an instruction reads one of their destination registers; a branch, a barrier, EXIT,
+# RET, CALL, DEPBAR or a branch target ends it too. A group's bytes are the sum of its loads'
+# widths (LDG.E 4, .64 8, .128 16, .U16/.S16 2, .U8/.S8 1); the kernel's figure is its largest
+# group, a lower bound where the compiler pipelines loads.
 
 BEGIN {
     # opcodes whose register operands are all sources: stores, reductions, control flow,
