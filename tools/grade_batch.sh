@@ -1,25 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# grade_batch.sh: grades submissions one after another on this GPU (INSTRUCTORS.md).
+# grade_batch.sh: grades submissions one after another on this GPU (INSTRUCTORS.md, Grading
+# many submissions).
 #
 #   sh tools/grade_batch.sh [-s STAGES] [-1] [-k] [-n] ASSIGNMENT SUBMISSIONS OUT
 #
-#   ASSIGNMENT   a clean assignment tree: build/assignment, or build/assignment.tar.gz unpacked.
-#                If it holds a build/ (make -C ASSIGNMENT all tests), every copy starts from those
-#                objects and only the submitted files are compiled again.
-#   SUBMISSIONS  a folder holding one folder per submission (with -1: one submission folder)
-#   OUT          OUT/NAME/results.json (Gradescope's format), OUT/NAME/grade.txt (what make
-#                grade printed), OUT/NAME/files.txt (which submitted files were used, which not),
-#                OUT/summary.csv (submission,score,max_score)
-#   -s STAGES    the stages to take from submissions and grade (a,b; default: every stage)
-#   -k           keep each submission's work tree (OUT/work/NAME)
-#   -n           prepare the work trees and files.txt, grade nothing (no GPU needed)
-#
-# From a submission only stage sources are taken: each .cu or .cuh file goes where the
-# assignment has a file of that name, in the stage folder named in its path or, when the path
-# names none, in the one chosen stage that has a file of that name. Everything else (the tests,
-# the grader, the thresholds, common/) comes from the clean assignment, so a submission cannot
-# change how it is graded. Submissions run one at a time: each one's timings need the GPU alone.
+# ASSIGNMENT is a clean assignment tree (with a build/ in it, every copy starts from those
+# objects); SUBMISSIONS a folder of submission folders (-1: one submission folder). Each is
+# graded in a copy of ASSIGNMENT that takes only its .cu and .cuh files of the graded stages
+# (-s a,b; default every stage), so a submission cannot change how it is graded. OUT/NAME/ gets
+# results.json, grade.txt and files.txt; OUT/summary.csv a line a submission. -k keeps the
+# work trees, -n prepares them and grades nothing (no GPU needed).
 # Exit codes: 0 every submission was graded (whatever the scores); 1 some could not be;
 # 2 usage; 3 no GPU.
 set -u

@@ -78,12 +78,13 @@ static void label_of(const res_entry *e, char *buf, size_t len)
 }
 
 /* Runs gnuplot on gpdir/script.gp once per format, writing outdir/image.{png,svg}; the
-   script reads fmt, dir, gpdir, vars and out from set.gp, loaded first. */
-static void draw(plot_ctx *c, const char *script, const char *image, const char *vars)
+   script reads fmt, dir, gpdir, vars (the tmp folder's pfx.vars) and out from set.gp. */
+static void draw(plot_ctx *c, const char *script, const char *image, const char *pfx)
 {
     static const char *const fmts[2] = {"png", "svg"};
     for (int k = 0; k < c->formats; k++) {
-        char out[1024], errp[1024];
+        char out[1024], errp[1024], vars[1200];
+        snprintf(vars, sizeof vars, "%s/%s.vars", c->tmp, pfx);
         snprintf(out, sizeof out, "%s/%s.%s", c->outdir, image, fmts[k]);
         snprintf(errp, sizeof errp, "%s/gnuplot.err", c->tmp);
         remove(out);
@@ -160,11 +161,11 @@ static void add_point(series *s, double x, const res_entry *e)
     s->us[i] = e->median_us;
 }
 
-/* Writes pfx_s<i>.dat for S and pfx_r<j>.dat for R (points with x in [lo, hi]) and pfx.vars.
-   Returns how many of S had points (0: nothing to draw, no vars file). */
-static size_t emit_lines(const plot_ctx *c, const char *pfx, const series *S, size_t ns,
-                         const series *R, size_t nr, double lo, double hi, const res_file *src,
-                         const char *extra)
+/* Writes pfx_s<i>.dat for S and pfx_r<j>.dat for R (points with x in [lo, hi]) and pfx.vars,
+   then draws script.gp into image; says so when S has no point to draw. */
+static void line_plot(plot_ctx *c, const char *script, const char *image, const char *pfx,
+                      const series *S, size_t ns, const series *R, size_t nr, double lo, double hi,
+                      const res_file *src, const char *extra)
 {
     double xmin = INFINITY, xmax = 0, umin = INFINITY, umax = 0;
     size_t m = 0, r = 0, sidx[MAX_SERIES], ridx[MAX_SERIES];
@@ -178,7 +179,7 @@ static size_t emit_lines(const plot_ctx *c, const char *pfx, const series *S, si
             char name[160];
             snprintf(name, sizeof name, "%s_%c%zu.dat", pfx, pass ? 'r' : 's', (pass ? r : m) + 1);
             FILE *f = open_in(c, name);
-            if (!f) return 0;
+            if (!f) return;
             for (size_t k = 0; k < V[i].n; k++) {
                 double x = V[i].x[k];
                 if (x < lo || x > hi) continue;
@@ -195,11 +196,11 @@ static size_t emit_lines(const plot_ctx *c, const char *pfx, const series *S, si
                 sidx[m++] = i;
         }
     }
-    if (m == 0) return 0;
     char name[160];
     snprintf(name, sizeof name, "%s.vars", pfx);
-    FILE *f = open_in(c, name);
-    if (!f) return 0;
+    FILE *f = m ? open_in(c, name) : NULL;
+    if (!m) fprintf(stderr, "results: %s: no ok rows in %s; skipped\n", image, src->name);
+    if (!f) return;
     vars_header(f, src->gpu, src->date, src->name);
     fprintf(f, "ns = %zu\narray T[%zu]\narray LW[%zu]\n", m, m, m);
     for (size_t i = 0; i < m; i++) {
@@ -217,7 +218,7 @@ static size_t emit_lines(const plot_ctx *c, const char *pfx, const series *S, si
             xmax, log2_ceil(xmin), log2_floor(xmax), umin, umax);
     if (extra) fprintf(f, "%s\n", extra);
     fclose(f);
-    return m;
+    draw(c, script, image, pfx);
 }
 
 /* The baseline series of variant (op -1: any) at dtype dt and rows (RES_ANY: any). */
@@ -305,9 +306,7 @@ static void plot_ladder(plot_ctx *c, const res_set *s)
             "xmax = %.6g\n",
             nb, nl, vc, vl, vc > 0, vl > 0, top * 1.04);
     fclose(f);
-    char vars[1200];
-    snprintf(vars, sizeof vars, "%s/ladder.vars", c->tmp);
-    draw(c, "ladder", "ladder", vars);
+    draw(c, "ladder", "ladder", "ladder");
 }
 
 /* ---- sweep and latency ------------------------------------------------------------------ */
@@ -352,23 +351,8 @@ static void plot_sweep(plot_ctx *c, const res_set *s)
     size_t nk = 0;
     for (size_t i = 0; i < ns; i++)
         if (keep[i]) K[nk++] = S[i];
-    char vars[1200];
-    if (emit_lines(c, "sweep", K, nk, R, 2, 0, INFINITY, sw, NULL) == 0) {
-        fprintf(stderr, "results: sweep: no ok full-sum rows of a stage in %s/sweep.csv; skipped\n",
-                s->dir);
-        return;
-    }
-    snprintf(vars, sizeof vars, "%s/sweep.vars", c->tmp);
-    draw(c, "sweep", "sweep", vars);
-    if (emit_lines(c, "latency", K, nk, R, 2, 0, (double)(1 << 20), sw, NULL) == 0) {
-        fprintf(stderr,
-                "results: latency: no ok full-sum rows with n <= 2^20 in %s/sweep.csv; "
-                "skipped\n",
-                s->dir);
-        return;
-    }
-    snprintf(vars, sizeof vars, "%s/latency.vars", c->tmp);
-    draw(c, "latency", "latency", vars);
+    line_plot(c, "sweep", "sweep", "sweep", K, nk, R, 2, 0, INFINITY, sw, NULL);
+    line_plot(c, "latency", "latency", "latency", K, nk, R, 2, 0, (double)(1 << 20), sw, NULL);
 }
 
 /* ---- rows and softmax: one series per variant against cols ------------------------------ */
@@ -435,16 +419,10 @@ static void plot_rows(plot_ctx *c, const res_set *s)
     base_series(rw, "cublas_gemv", OP_ROWSUM, DT_F32, RES_ANY, &R[1], "cuBLAS Sgemv (x ones)", 104);
     base_series(rw, "read_stream", OP_ROWSUM, DT_F32, RES_ANY, &R[2], "ceiling: read-only stream",
                 102);
-    char el[32], extra[64], vars[1200];
+    char el[32], extra[64];
     res_pow2(elems, el, sizeof el);
     snprintf(extra, sizeof extra, "elements = '%s'", el);
-    if (emit_lines(c, "rows", S, ns, R, 3, 0, INFINITY, rw, extra) == 0) {
-        fprintf(stderr, "results: rows: no ok row-sum rows of a stage in %s/rows.csv; skipped\n",
-                s->dir);
-        return;
-    }
-    snprintf(vars, sizeof vars, "%s/rows.vars", c->tmp);
-    draw(c, "rows", "rows", vars);
+    line_plot(c, "rows", "rows", "rows", S, ns, R, 3, 0, INFINITY, rw, extra);
 }
 
 /* 1 when f has any entry of dtype dt at rows x cols. */
@@ -491,18 +469,12 @@ static void plot_softmax(plot_ctx *c, const res_set *s)
                     (int)e->dt == d && has_shape(sm, (dtype)d, e->rows, e->cols))
                     add_point(&R[1], (double)e->cols, e);
             }
-            char el[32], extra[256], vars[1200];
+            char el[32], extra[256];
             res_pow2(elems, el, sizeof el);
             snprintf(extra, sizeof extra,
                      "pfx = '%s'\nopname = '%s'\ndtname = '%s'\nelements = '%s'", pfx,
                      ops[o] == OP_SOFTMAX ? "Softmax" : "Log-softmax", dn, el);
-            if (emit_lines(c, pfx, S, ns, R, 2, 0, INFINITY, sm, extra) == 0) {
-                fprintf(stderr, "results: %s: no ok rows in %s/softmax.csv; skipped\n", pfx,
-                        s->dir);
-                continue;
-            }
-            snprintf(vars, sizeof vars, "%s/%s.vars", c->tmp, pfx);
-            draw(c, "softmax", pfx, vars);
+            line_plot(c, "softmax", pfx, pfx, S, ns, R, 2, 0, INFINITY, sm, extra);
         }
 }
 
@@ -545,7 +517,7 @@ static void emit_bars(plot_ctx *c, const res_file *src, const char *name, const 
                       const char *ylabel, const size_t (*shape)[2], size_t nsh, const bar_series *B,
                       size_t nb)
 {
-    char file[160], vars[1200];
+    char file[160];
     snprintf(file, sizeof file, "%s.dat", name);
     FILE *f = open_in(c, file);
     if (!f) return;
@@ -592,8 +564,7 @@ static void emit_bars(plot_ctx *c, const res_file *src, const char *name, const 
         fprintf(f, "\nCOL[%zu] = %u\n", k + 1, B[k].rgb);
     }
     fclose(f);
-    snprintf(vars, sizeof vars, "%s/%s.vars", c->tmp, name);
-    draw(c, "shapes", name, vars);
+    draw(c, "shapes", name, name);
 }
 
 static void plot_shapes(plot_ctx *c, const res_set *s)
@@ -713,16 +684,10 @@ static void plot_allreduce(plot_ctx *c, const res_set *s)
                         g[k] == 1 ? "ceiling: device-to-device copy"
                                   : "ceiling: peer copy, every GPU at once",
                         102);
-            char extra[32], name[48], vars[1200];
+            char extra[32], name[48];
             snprintf(extra, sizeof extra, "gpus = %zu", g[k]);
             snprintf(name, sizeof name, "allreduce_%zugpu", g[k]);
-            if (emit_lines(c, "allreduce", S, ns, R, 1, 0, INFINITY, f, extra) == 0) {
-                fprintf(stderr, "results: %s: no ok rows in %s/%s; skipped\n", name, s->dir,
-                        f->name);
-                continue;
-            }
-            snprintf(vars, sizeof vars, "%s/allreduce.vars", c->tmp);
-            draw(c, "allreduce", name, vars);
+            line_plot(c, "allreduce", name, "allreduce", S, ns, R, 1, 0, INFINITY, f, extra);
         }
     }
 }
