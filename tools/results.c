@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* results: the one reader of the results CSVs; draws the plots and writes the tables.
  *
- *   build/results plot RESULTS_DIR OUT_DIR [--scripts DIR] [--png]
+ *   build/results plot RESULTS_DIR OUT_DIR [--png]
  *       every plot the data allows, PNG and SVG (--png: PNG only), into OUT_DIR (gnuplot
- *       scripts: plots/)
+ *       scripts: plots/ beside build/, else ./plots)
  *   build/results tables RESULTS_DIR [--write] [--root DIR]
  *       the generated blocks of the stage READMEs and README.md, and BENCHMARKS.md;
  *       without --write prints a diff of what would change and writes nothing
@@ -38,12 +38,12 @@ int main(int argc, char **argv)
     if (argc < 2) return usage("no command: plot or tables", NULL);
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
-        fputs("usage: results plot RESULTS_DIR OUT_DIR [--scripts DIR] [--png]\n"
+        fputs("usage: results plot RESULTS_DIR OUT_DIR [--png]\n"
               "       results tables RESULTS_DIR [--write] [--root DIR]\n",
               stdout);
         return 0;
     }
-    const char *pos[2] = {NULL, NULL}, *root = NULL, *scripts = NULL;
+    const char *pos[2] = {NULL, NULL}, *root = NULL;
     int npos = 0, write = 0, png = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -53,8 +53,6 @@ int main(int argc, char **argv)
             png = 1;
         else if (strcmp(a, "--root") == 0 && i + 1 < argc)
             root = argv[++i];
-        else if (strcmp(a, "--scripts") == 0 && i + 1 < argc)
-            scripts = argv[++i];
         else if (a[0] == '-' && a[1])
             return usage("unknown or incomplete option '%s'", a);
         else if (npos < 2)
@@ -67,7 +65,7 @@ int main(int argc, char **argv)
     if (npos != (is_plot ? 2 : 1))
         return usage(is_plot ? "plot needs RESULTS_DIR and OUT_DIR" : "needs RESULTS_DIR", NULL);
     if ((write || root) && !is_tables) return usage("--write and --root go with tables", NULL);
-    if ((scripts || png) && !is_plot) return usage("--scripts and --png go with plot", NULL);
+    if (png && !is_plot) return usage("--png goes with plot", NULL);
     struct stat st;
     if (stat(pos[0], &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "results: no results folder '%s' (run 'make run' and 'make sweep' first)\n",
@@ -94,12 +92,12 @@ int main(int argc, char **argv)
     int rc;
     char dir[PATH_MAX], rd[PATH_MAX + 16], rr[PATH_MAX];
     if (is_plot) {
-        /* the scripts: --scripts, else plots/ beside the program (build/results), else ./plots */
+        /* the scripts: plots/ beside the program (build/results), else ./plots */
         const char *slash = strrchr(argv[0], '/');
         snprintf(dir, sizeof dir, "%.*s/../plots", slash ? (int)(slash - argv[0]) : 0, argv[0]);
         snprintf(rd, sizeof rd, "%s/common.gp", dir);
         if (!slash || stat(rd, &st) != 0) snprintf(dir, sizeof dir, "plots");
-        rc = res_plot(&s, scripts ? scripts : dir, pos[1], png);
+        rc = res_plot(&s, dir, pos[1], png);
     } else {
         /* the results folder as the tables show it: relative to root when inside it */
         if (!root) root = ".";

@@ -85,30 +85,25 @@ typedef struct {
 
 extern const char *const res_file_names[F_COUNT]; /* "run.csv", ... */
 
-/* Reads the text of one results CSV (name: how messages call it) into *f, aggregated, medians
-   taken. Returns 0; 1 when the text is empty (f->present is 0); -1 when it is malformed, with
-   "name:line: why" in err. */
+/* One results CSV's text (name: what messages call it) into *f, medians taken: 0; 1 when the
+   text is empty (f->present 0); -1 when it is malformed, with "name:line: why" in err.
+   res_load_file: the same for the file at path, 1 also when there is none. */
 int res_read_text(const char *text, const char *name, res_file *f, char *err, size_t err_len);
-
-/* The same for the file at path; 1 also when it does not exist. */
 int res_load_file(const char *path, res_file *f, char *err, size_t err_len);
 
-/* Reads every file of dir (missing ones stay absent) and fills the ratios. Rows of stage 08 (an
-   all-reduce, or a sum over several GPUs: rows > 1) in the one-GPU files are left out of them.
-   Returns 0, or -1 with "path:line: why" in err for the first malformed file (s is then
-   freed). */
+/* Every file of dir (missing ones stay absent), ratios filled; 08's rows (an all-reduce, or a
+   sum over several GPUs: rows > 1) left out of the one-GPU files. 0, or -1 with
+   "path:line: why" in err for the first malformed file (s is then freed). */
 int res_load_set(const char *dir, res_set *s, char *err, size_t err_len);
 void res_free(res_set *s);
 
 #define RES_ANY ((size_t)-1) /* res_find: any rows */
 
-/* The entry of f with these keys, or NULL. gpu NULL matches any gpu, op -1 any op, rows RES_ANY
-   any rows. */
+/* The entry of f with these keys, or NULL; gpu NULL, op -1 and rows RES_ANY match any. */
 const res_entry *res_find(const res_file *f, const char *gpu, const char *stage,
                           const char *variant, int op, dtype dt, size_t rows, size_t cols);
 
-/* The largest n of a lesson's full sum with an ok measurement in f (the standard size); 0 if
-   none. */
+/* The largest n of a lesson's ok full sum in f (the standard size); 0 if none. */
 size_t res_largest_sum_n(const res_file *f);
 
 int res_has(const res_entry *e);        /* an ok measurement: gbps is a number */
@@ -117,8 +112,8 @@ const char *res_torch_variant(op_kind); /* "torch_sum", ...; NULL for sum and al
 
 /* ---- text (shared with the grader) -------------------------------------------- */
 
-/* A growing string; s is always NUL-terminated once anything was added. Allocation failure
-   prints one line and exits 1 (a tool, not a library: nothing to recover). */
+/* A growing string, NUL-terminated once anything was added. Running out of memory prints one
+   line and exits 1 (a tool, not a library: nothing to recover). */
 typedef struct {
     char *s;
     size_t n, cap;
@@ -129,47 +124,34 @@ void sb_add(sbuf *b, const char *text);
 void sb_free(sbuf *b);
 void *res_xrealloc(void *p, size_t n);
 
-/* The whole file at path as a malloc'd, NUL-terminated string; NULL with errno set when it
-   cannot be read. */
-char *res_read_all(const char *path);
-
-/* Runs the shell command printf(fmt, ...) makes; returns system()'s status, with one line on
-   stderr when it is not 0. */
+char *res_read_all(const char *path); /* malloc'd, NUL-terminated; NULL (errno) if unreadable */
+/* Runs the shell command printf(fmt, ...) makes: system()'s status (one line if not 0). */
 int res_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* A new empty folder under $TMPDIR (else /tmp) in buf; NULL, with one line on stderr, when it
-   cannot be made. */
-char *res_temp_dir(char *buf, size_t len);
-
-/* "2^28" for a power of two, else the number, into buf. */
-void res_pow2(size_t n, char *buf, size_t len);
+char *res_temp_dir(char *buf, size_t len);      /* a new folder in $TMPDIR or /tmp; NULL: none */
+void res_pow2(size_t n, char *buf, size_t len); /* "2^28" for a power of two, else the number */
 
 /* ---- the README blocks and BENCHMARKS.md (results_md.c) ------------------------- */
 
-/* Replaces the lines between "<!-- NAME:begin -->" and "<!-- NAME:end -->" (each alone on its
-   line, surrounding blanks allowed) with the generated note and content; every byte outside
-   the markers is kept. Returns a new malloc'd text, or NULL when the markers are missing,
-   repeated or out of order. */
+/* text with the lines between "<!-- NAME:begin -->" and "<!-- NAME:end -->" (each alone on its
+   line) replaced by the generated note and content, every other byte kept: malloc'd, or NULL
+   when the markers are missing, repeated or out of order. */
 char *res_replace_marker(const char *text, const char *name, const char *content);
 
-/* Each appends one block to b (the GPU named once, no date or time) and returns 0, or -1 when
-   there is no data for it (b then holds a one-line note saying so); label is the results
-   folder as shown ("plots/reference/"). */
+/* Each appends one block to b (no date or time) and returns 0, or -1 when there is no data for
+   it (b then holds a note saying so); label: the results folder as shown ("plots/reference/"). */
 int res_md_stage_results(const res_set *s, const char *stage, const char *label, sbuf *b);
 int res_md_stage_evidence(const res_set *s, const char *stage, const char *label, sbuf *b);
 int res_md_ladder(const res_set *s, const char *label, sbuf *b);
 /* The whole of BENCHMARKS.md: the GPU and the date of the run once, at the top. */
 void res_md_benchmarks(const res_set *s, const char *label, sbuf *b);
 
-/* `tables` (results_md.c): rebuilds the blocks of ROOT/NN_name/README.md (every stage) and
-   ROOT/README.md, and the whole of ROOT/BENCHMARKS.md. write 0: prints a diff of what would
-   change and writes nothing. Returns 0, or 1 when a file could not be read or written. */
+/* `tables`: the blocks of ROOT/NN_name/README.md and ROOT/README.md, and ROOT/BENCHMARKS.md,
+   rewritten (write 0: a diff of what would change printed). 0, or 1 when a file could not be
+   read or written. */
 int res_tables(const res_set *s, const char *root, const char *label, int write);
 
-/* `plot` (results_plot.c): writes the gnuplot data of every plot the data allows into a
-   temporary folder and runs gpdir/<plot>.gp for PNG (and SVG unless png_only) into outdir,
-   printing each image written. Returns 0, 1 when gnuplot failed on a script, or 3 when
-   gnuplot is missing. */
+/* `plot`: every plot the data allows, gpdir/<plot>.gp run for PNG (and SVG unless png_only)
+   into outdir, each image named on stdout. 0, 1 when gnuplot failed, 3 when it is missing. */
 int res_plot(const res_set *s, const char *gpdir, const char *outdir, int png_only);
 
 #endif /* RESULTS_H */

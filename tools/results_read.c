@@ -185,30 +185,6 @@ static size_t split_commas(char *line, char **field, size_t max)
     return n;
 }
 
-/* Why csv_parse_row refused a data line, in a few words. */
-static void why_malformed(const char *line, char *why, size_t len)
-{
-    char buf[1100], *f[16], *end;
-    snprintf(buf, sizeof buf, "%s", line);
-    size_t nf = split_commas(buf, f, 15);
-    int op = 0, num = 5;
-    dtype dt;
-    while (nf == 15 && op <= OP_ALLREDUCE && strcmp(f[3], op_name((op_kind)op))) op++;
-    while (nf == 15 && num < 14 && (strtod(f[num], &end), end != f[num] && !*end)) num++;
-    if (nf != 15)
-        snprintf(why, len, "%zu fields, the header has 15", nf);
-    else if (op > OP_ALLREDUCE)
-        snprintf(why, len, "op '%s' is not sum, rowsum, softmax, logsoftmax or allreduce", f[3]);
-    else if (parse_dtype(f[4], &dt))
-        snprintf(why, len, "dtype '%s' is not f32, f16 or bf16", f[4]);
-    else if (strcmp(f[14], "ok") && strcmp(f[14], "FAIL"))
-        snprintf(why, len, "check '%s' is not ok or FAIL", f[14]);
-    else if (num < 14)
-        snprintf(why, len, "column %d is not a number: '%s'", num + 1, f[num]);
-    else
-        snprintf(why, len, "not a row of the results schema");
-}
-
 /* The value of a "# key: value" comment line into out (first one wins). */
 static void comment_value(const char *line, const char *key, char *out, size_t len)
 {
@@ -297,16 +273,19 @@ int res_read_text(const char *text, const char *name, res_file *f, char *err, si
             continue;
         }
         result_row r;
-        char gpu[64], why[160];
+        char gpu[64];
         rc = -1;
         if (!header)
             snprintf(err, err_len, "%s:%zu: expected the header '%s'", name, lineno, CSV_HEADER);
         else if (n >= 1024) /* csv_parse_row's limit */
             snprintf(err, err_len, "%s:%zu: line longer than 1023 characters", name, lineno);
-        else if (csv_parse_row(q, &r, gpu, sizeof gpu) != 0) {
-            why_malformed(q, why, sizeof why);
-            snprintf(err, err_len, "%s:%zu: %s", name, lineno, why);
-        } else {
+        else if (csv_parse_row(q, &r, gpu, sizeof gpu) != 0)
+            snprintf(err, err_len,
+                     "%s:%zu: not a row of the results schema (15 fields; op sum, rowsum, softmax, "
+                     "logsoftmax or allreduce; dtype f32, f16 or bf16; numbers where numbers go; "
+                     "check ok or FAIL)",
+                     name, lineno);
+        else {
             if (!first_gpu[0]) snprintf(first_gpu, sizeof first_gpu, "%s", gpu);
             add_row(f, gpu, &r);
             rc = 0;

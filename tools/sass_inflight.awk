@@ -5,6 +5,11 @@
 #   cuobjdump -sass -arch sm_90 build/04_block_reduce | awk -f tools/sass_inflight.awk
 #   prints one line per kernel:   mangled_name bytes_per_thread
 #   -v verbose=1 also prints each kernel's largest group: "# name: N loads, B bytes at 0xADDR"
+#   -v counts=1 [-v stage=DIR] [-v lines=1] (sass.sh): for each kernel compiled from files under
+#   DIR (cuobjdump's "identifier" lines; every kernel without them), tab-separated
+#     K name bytes shfl ldg_4 ldg_8 ldg_16 ldg_narrow ldgsts lds sts bar atom_red pred_fadd bra
+#   the static counts of the instructions the lessons are about, and with lines=1 each counted
+#   instruction as "L name address instruction".
 #
 # Within a basic block, the LDG (and LDGSTS) instructions issued one after another form a group
 # until an instruction reads one of their destination registers; a branch, a barrier, EXIT,
@@ -13,10 +18,27 @@
 # group, a lower bound where the compiler pipelines loads.
 
 BEGIN {
+    ncat = split("shfl ldg_4 ldg_8 ldg_16 ldg_narrow ldgsts lds sts bar atom_red pred_fadd bra",
+                 cats, " ")
     # opcodes whose register operands are all sources: stores, reductions, control flow,
     # barriers (comparisons, *SETP, write only predicates and are matched apart)
     NO_DEST = "^(ST|RED|BAR|BRA|BRX|JMP|JMX|CALL|RET|EXIT|WARPSYNC|BSSY|BSYNC|YIELD|MEMBAR|" \
               "FENCE|ERRBAR|CGAERRBAR|CCTL|NOP|DEPBAR|PLOP3|R2P|FCHK|BPT|SYNCS|LDGSTS|ARRIVES)"
+}
+
+# the lesson's category of an instruction ("" for none); guarded: it has a predicate
+function category(op, guarded) {
+    if (op ~ /^SHFL/) return "shfl"
+    if (op ~ /^LDGSTS/) return "ldgsts"
+    if (op ~ /^LDG(\.|$)/)
+        return op ~ /\.128(\.|$)/ ? "ldg_16" : op ~ /\.64(\.|$)/ ? "ldg_8" : \
+               op ~ /\.(U16|S16|U8|S8)(\.|$)/ ? "ldg_narrow" : "ldg_4"
+    if (op ~ /^LDS(\.|$)/) return "lds"
+    if (op ~ /^STS(\.|$)/) return "sts"
+    if (op ~ /^BAR(\.|$)/) return "bar"
+    if (op ~ /^(ATOMG?|ATOMS|REDG?|REDAS)(\.|$)/) return "atom_red"
+    if (guarded && op ~ /^(FADD|FMNMX)(\.|$)/) return "pred_fadd"
+    return op ~ /^BRA(\.|$)/ ? "bra" : ""
 }
 
 function norm_addr(a) {
@@ -133,6 +155,11 @@ function analyse(    i, k, nops, ops, op, allsrc, dest_k, rd, wide, r, hit, w, n
         if (op ~ /^(BRA|BRX|JMP|JMX|EXIT|RET|BAR|CALL|BPT|KILL|DEPBAR)/) close_group()
     }
     close_group()
+    if (counts && keep) {
+        printf "K\t%s\t%d", fname, best_bytes
+        for (k = 1; k <= ncat; k++) printf "\t%d", count[cats[k]] + 0
+        printf "\n"
+    }
     if (!(fname in result)) order[++nfn] = fname
     if (!(fname in result) || best_bytes > result[fname]) {
         result[fname] = best_bytes
@@ -142,8 +169,16 @@ function analyse(    i, k, nops, ops, op, allsrc, dest_k, rd, wide, r, hit, w, n
     n = 0
 }
 
-/^[ \t]*Function : / { analyse(); fname = $3; n = 0; next }
-/^[ \t]*(Fatbin|arch = |code for )/ { analyse(); next }
+/^[ \t]*Function : / {
+    analyse()
+    fname = $3
+    n = 0
+    keep = stage == "" || ident == "" || index("/" ident, "/" stage "/") > 0
+    split("", count)
+    next
+}
+/^[ \t]*(Fatbin|arch = |code for )/ { analyse(); if ($1 == "Fatbin") ident = ""; next }
+/^[ \t]*identifier = / { ident = $3; next }
 fname != "" && /^[ \t]*\/\*[0-9a-fA-F]+\*\// {
     line = $0
     sub(/^[ \t]*\/\*/, "", line)
@@ -152,9 +187,15 @@ fname != "" && /^[ \t]*\/\*[0-9a-fA-F]+\*\// {
     sub(/^[0-9a-fA-F]+\*\/[ \t]*/, "", line)
     semi = index(line, ";")
     if (semi) line = substr(line, 1, semi - 1)
-    sub(/^@!?U?P([0-6]|T)[ \t]+/, "", line)     # the guard predicate
     gsub(/^[ \t]+|[ \t]+$/, "", line)
+    text = line
+    guarded = sub(/^@!?U?P([0-6]|T)[ \t]+/, "", line)     # the guard predicate
     if (line == "") next
+    c = category(substr(line, 1, index(line " ", " ") - 1), guarded)
+    if (counts && c != "" && text !~ /^@!PT[ \t]/) { # @!PT never runs: padding, not a lesson
+        count[c]++
+        if (lines && keep) printf "L\t%s\t%s\t%s\n", fname, a, text
+    }
     sp = index(line, " ")
     n++
     addr[n] = a
@@ -165,7 +206,7 @@ fname != "" && /^[ \t]*\/\*[0-9a-fA-F]+\*\// {
 
 END {
     analyse()
-    for (i = 1; i <= nfn; i++) {
+    for (i = 1; !counts && i <= nfn; i++) {
         print order[i], result[order[i]]
         if (verbose) print "# " order[i] ": " detail[order[i]]
     }
