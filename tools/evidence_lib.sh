@@ -12,8 +12,7 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
-l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,\
-sm__ctas_launched.sum,smsp__sass_inst_executed_op_global_atom.sum
+l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 
 # find_tool NAME: prints the path of a CUDA tool and returns 0, or returns 1. Looks on PATH,
 # then in $CUDA_HOME/bin, /usr/local/cuda/bin, and where the toolkit installs the tool itself

@@ -12,8 +12,8 @@
 # Each stage program runs once under ncu (--clock-control none) at its default size with
 # REDUCE_PROFILE=1 --iters 1 --warmup 0: one timed launch of each variant and baseline, in an
 # NVTX range stage/variant/op/dtype. The report is exported twice (kernels renamed after their
-# ranges, and with their real names, to find each kernel's SASS); exports, report, log and
-# kernels.csv (every metric per kernel) stay in results/profile/. A stage that spans several
+# ranges, and with their real names, to find each kernel's SASS); exports, report and log stay
+# in results/profile/. A stage that spans several
 # GPUs (it lists an allreduce variant) is left out: ncu replays each kernel alone, and NCCL's
 # kernels wait for their peers. The columns and how they are read: maint/EVIDENCE_NOTES.md.
 # Environment: NCU_FLAGS (appended to ncu's options), BUILD, RESULTS, ARCH (the SASS section),
@@ -99,7 +99,7 @@ profile_stage() {
     return 0
 }
 
-# parse_stage STAGE: appends the stage's rows to $rows and its kernels to kernels.csv
+# parse_stage STAGE: appends the stage's rows to $rows
 parse_stage() {
     s=$1
     for f in renamed.csv real.csv; do
@@ -108,8 +108,7 @@ parse_stage() {
     [ -f "$PDIR/$s.inflight" ] || : > "$PDIR/$s.inflight"
     run=$PDIR/$s.run.csv
     [ -f "$run" ] || run=/dev/null
-    awk -v stage="$s" -v metrics="$METRICS" -v detail="$PDIR/kernels.csv" \
-        -f "$here/profile_parse.awk" \
+    awk -v stage="$s" -v metrics="$METRICS" -f "$here/profile_parse.awk" \
         "$PDIR/$s.inflight" "$run" "$PDIR/$s.renamed.csv" "$PDIR/$s.real.csv" >> "$rows"
 }
 
@@ -152,7 +151,7 @@ finish() {
         cut -d, -f1-15 "$rows.once"
     } > "$out.tmp" && mv "$out.tmp" "$out"
     print_table "$rows.once"
-    echo "wrote $out: $(wc -l < "$rows.once") variants; per kernel: $PDIR/kernels.csv"
+    echo "wrote $out: $(wc -l < "$rows.once") variants"
 }
 
 # need: exits 3 with one line when no GPU, ncu or cuobjdump; sets ncu and cuobj
@@ -191,8 +190,6 @@ fi
 mkdir -p "$PDIR" || exit 3
 rows=$(mktemp) || exit 3
 trap 'rm -f "$rows" "$rows.once"' EXIT
-echo "stage,range,kernel,duration_us,$(echo "$METRICS" | cut -d, -f2-),bytes_per_thread" \
-    > "$PDIR/kernels.csv"
 status=0
 for s in "$@"; do
     if "$BUILD/$s" --list 2>/dev/null | awk '$2 == "allreduce" {f = 1} END {exit !f}'; then

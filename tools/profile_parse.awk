@@ -2,13 +2,12 @@
 # profile_parse.awk: one stage's Nsight Compute exports -> rows of results/profile.csv (no
 # header; a 16th field says whether the kernel used shared memory), in the order the variants
 # ran. Used by profile.sh:
-#   awk -v stage=S -v metrics=LIST [-v detail=FILE] -f profile_parse.awk INFLIGHT RUN RENAMED REAL
+#   awk -v stage=S -v metrics=LIST -f profile_parse.awk INFLIGHT RUN RENAMED REAL
 # INFLIGHT: "mangled<TAB>bytes<TAB>demangled" per kernel (sass_inflight.awk and a demangler);
 # RUN: the program's --csv of the profiled run (its shapes; /dev/null: the default ones);
 # RENAMED and REAL: the raw-page exports with and without --print-nvtx-rename kernel (a header
 # row of metric names, a row of units, a row per kernel; quoted fields may hold commas and
-# numbers thousands separators). metrics: evidence_lib.sh's METRICS; detail: one row per kernel
-# appended to FILE. A kernel's range (stage/variant/op/dtype) is its renamed name, else any
+# numbers thousands separators). metrics: evidence_lib.sh's METRICS. A kernel's range (stage/variant/op/dtype) is its renamed name, else any
 # field naming one. A variant of several kernels: duration summed, other counters those of its
 # longest kernel.
 
@@ -82,7 +81,6 @@ function fmt(v, spec) { return v == "" ? "" : sprintf(spec, v) }
 BEGIN {
     LABEL_RE = "[A-Za-z0-9_]+/[A-Za-z0-9_]+/(sum|rowsum|softmax|logsoftmax)/(f32|f16|bf16)"
     nm = split(metrics, M, ",") # METRICS of evidence_lib.sh, -v metrics=...
-    NOPT = 2        # the last NOPT metrics are optional (collected if cheap)
     if (ARGC != 5) {
         print "usage: awk -f profile_parse.awk INFLIGHT RUN RENAMED REAL" > "/dev/stderr"
         exit 2
@@ -186,8 +184,8 @@ function read_export(path, which,    line, f, n, i, hdr, units, col, idc, knc, i
         for (m = 1; m <= nm; m++) if (!(M[m] in col)) missing = missing " " M[m]
 }
 
-function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w, sect,
-                  b, bif, line, unnamed, hard_missing, no_inflight, d, shared) {
+function report(    problems, i, id, lab, p, rows, cols, bank, w, sect, b, bif, line, unnamed,
+                  no_inflight, d, shared) {
     problems = !found_hdr[4]
     # group the kernels by their range, in the order they ran
     for (i = 1; i <= nk; i++) {
@@ -201,16 +199,7 @@ function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w,
         if (!(lab in longest) || d > longest_us[lab]) { longest[lab] = id; longest_us[lab] = d }
     }
     if (missing != "") {
-        split(missing, mm, " ")
-        for (k in mm) {
-            opt = 0
-            for (m = nm - NOPT + 1; m <= nm; m++) if (mm[k] == M[m]) opt = 1
-            if (!opt) hard_missing = hard_missing " " mm[k]
-        }
-    }
-    if (hard_missing != "") {
-        printf("profile: %s: the export has no column for:%s\n", stage,
-               hard_missing) > "/dev/stderr"
+        printf("profile: %s: the export has no column for:%s\n", stage, missing) > "/dev/stderr"
         problems++
     }
     if (bad_unit != "") {
@@ -256,13 +245,5 @@ function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w,
     if (no_inflight != "")
         printf("profile: %s: no SASS found for (bytes in flight left empty):%s\n", stage,
                no_inflight) > "/dev/stderr"
-    if (detail != "")
-        for (i = 1; i <= nk; i++) {
-            id = ids[i]
-            lab = (id in label3) && label3[id] != "" ? label3[id] : label4[id]
-            line = stage "," lab ",\"" kname[id] "\"," fmt(dur[id], "%.3f")
-            for (m = 2; m <= nm; m++) line = line "," val[id, m]
-            print line "," inflight_of(kname[id]) >> detail
-        }
     return problems ? 1 : 0
 }
