@@ -233,15 +233,11 @@ char *json_string(const char *s, size_t len)
     *o++ = '"';
     for (size_t i = 0, k; i < len; i += k) {
         unsigned char c = u[i];
-        const char *esc = c == '"'    ? "\\\""
-                          : c == '\\' ? "\\\\"
-                          : c == '\n' ? "\\n"
-                          : c == '\r' ? "\\r"
-                          : c == '\t' ? "\\t"
-                                      : NULL;
+        static const char from[] = "\"\\\n\r\t", to[] = "\"\\nrt";
+        const char *esc = c ? strchr(from, c) : NULL;
         k = 1;
         if (esc)
-            o += sprintf(o, "%s", esc);
+            o += sprintf(o, "\\%c", to[esc - from]);
         else if (c < 0x20 || c == 0x7F)
             o += sprintf(o, "\\u%04x", c);
         else if (c < 0x80)
@@ -394,7 +390,6 @@ void sanitizer_sizes(int sms, char *n_sum, size_t n_len, char *rows, size_t rows
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -439,6 +434,15 @@ typedef struct {
     size_t n;
 } tests_t;
 
+/* A test being run: its output so far, its seconds, why it failed (first reason), whether a
+   command timed out. */
+typedef struct {
+    sbuf s;
+    double secs;
+    char why[200];
+    int timed_out;
+} test_run;
+
 /* One command: its words, NULL-terminated. */
 typedef struct {
     const char *a[MAX_ARGS];
@@ -462,18 +466,11 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-}
-
 static void add_test(tests_t *ts, const char *stage, const char *label, int passed, double score,
                      double max, sbuf *out, const char *note)
 {
     ts->t = res_xrealloc(ts->t, (ts->n + 1) * sizeof *ts->t);
     test_rec *t = &ts->t[ts->n++];
-    memset(t, 0, sizeof *t);
     snprintf(t->stage, sizeof t->stage, "%s", stage);
     snprintf(t->label, sizeof t->label, "%s", label);
     snprintf(t->note, sizeof t->note, "%s", note);
@@ -485,70 +482,56 @@ static void add_test(tests_t *ts, const char *stage, const char *label, int pass
     fflush(stdout);
 }
 
-/* A correctness test: all of its points, or none. */
+/* Records a correctness test (all of its points, or none); returns ok. */
 static int finish_test(tests_t *ts, const char *stage, const char *label, int ok, double points,
-                       sbuf *out, double secs, const char *why)
+                       test_run *T)
 {
-    char note[200];
+    char note[240];
     if (ok)
-        snprintf(note, sizeof note, "passed (%.0f s)", secs);
+        snprintf(note, sizeof note, "passed (%.0f s)", T->secs);
     else
-        snprintf(note, sizeof note, "FAILED: %s", why);
-    add_test(ts, stage, label, ok, ok ? points : 0, points, out, note);
+        snprintf(note, sizeof note, "FAILED: %s", T->why);
+    add_test(ts, stage, label, ok, ok ? points : 0, points, &T->s, note);
     return ok;
+}
+
+static void fail_why(test_run *T, const char *why)
+{
+    if (!T->why[0]) snprintf(T->why, sizeof T->why, "%s", why);
 }
 
 /* ---- running a child under a time limit ------------------------------------ */
 
 typedef struct {
-    int status, timed_out, start_failed;
+    int status, timed_out;
     double seconds;
 } child_result;
 
-/* Runs argv (PATH searched) in its own process group, stdin from /dev/null, stdout and stderr
-   into log_path. At timeout_s the group gets SIGTERM, then SIGKILL 3 s later; only this
-   child's group is ever signalled, and only while its leader is unreaped. */
+/* Runs argv (PATH searched) under timeout(1), stdin from /dev/null, stdout and stderr into
+   log_path: at timeout_s its whole process group gets SIGTERM, SIGKILL 3 s later. */
 static child_result run_child(const char *const *argv, const char *log_path, int timeout_s)
 {
-    child_result r = {0};
+    child_result r = {-1, 0, 0};
+    char secs[16];
+    const char *full[MAX_ARGS + 16] = {"timeout", "-k", "3", secs};
+    snprintf(secs, sizeof secs, "%d", timeout_s);
+    for (int i = 0; argv[i] && i < MAX_ARGS + 10; i++) full[4 + i] = argv[i];
     fflush(stdout);
     fflush(stderr);
     double t0 = now_s();
     pid_t pid = fork();
-    if (pid < 0) {
-        r.start_failed = 1;
-        return r;
-    }
     if (pid == 0) {
-        setpgid(0, 0);
         int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644),
             nul = open("/dev/null", O_RDONLY);
         if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
         if (nul >= 0) dup2(nul, 0), close(nul);
-        execvp(argv[0], (char *const *)argv);
-        fprintf(stderr, "grade: cannot run %s: %s\n", argv[0], strerror(errno));
+        execvp(full[0], (char *const *)full);
+        fprintf(stderr, "grade: cannot run timeout(1): %s\n", strerror(errno));
         _exit(127);
     }
-    setpgid(pid, pid); /* also in the parent, so the group exists before any kill */
-    for (double deadline = t0 + timeout_s, kill_at = 0;;) {
-        siginfo_t info = {0};
-        /* WNOWAIT: the child stays a zombie, so its group id cannot be reused under us */
-        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 && errno != EINTR)
-            break;
-        if (info.si_pid == pid) break;
-        if (!r.timed_out && now_s() >= deadline) {
-            r.timed_out = 1;
-            kill(-pid, SIGTERM);
-            kill_at = now_s() + 3;
-        }
-        if (r.timed_out && now_s() >= kill_at) {
-            kill(-pid, SIGKILL); /* the leader is alive or a zombie: the group is still ours */
-            break;
-        }
-        sleep_ms(r.timed_out ? 50 : 20);
-    }
-    if (r.timed_out) kill(-pid, SIGKILL); /* what the leader left behind */
-    while (waitpid(pid, &r.status, 0) < 0 && errno == EINTR) {}
+    while (pid > 0 && waitpid(pid, &r.status, 0) < 0 && errno == EINTR) {}
+    int c = pid > 0 && WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+    r.timed_out = c == 124 || c == 137; /* timeout(1): TERM, or KILL after it */
     r.seconds = now_s() - t0;
     return r;
 }
@@ -558,8 +541,8 @@ static int describe(const child_result *r, int timeout_s, char *msg, size_t n)
 {
     static const char *const code[] = {"passed", "a check failed (exit 1)", "usage error (exit 2)",
                                        "CUDA error, crash or no GPU (exit 3)"};
-    int c = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
-    if (r->start_failed)
+    int c = r->status != -1 && WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+    if (r->status == -1)
         snprintf(msg, n, "could not be started (fork failed)");
     else if (r->timed_out)
         snprintf(msg, n, "timed out after %d s (killed)", timeout_s);
@@ -568,11 +551,9 @@ static int describe(const child_result *r, int timeout_s, char *msg, size_t n)
                  strsignal(WTERMSIG(r->status)));
     else if (c >= 0 && c <= 3)
         snprintf(msg, n, "%s", code[c]);
-    else if (c == 127)
-        snprintf(msg, n, "could not be run (exit 127)");
     else
-        snprintf(msg, n, "failed (exit %d)", c);
-    return !r->start_failed && !r->timed_out && c == 0;
+        snprintf(msg, n, c == 127 ? "could not be run (exit %d)" : "failed (exit %d)", c);
+    return c == 0 && !r->timed_out;
 }
 
 /* Appends the part of the log at path worth reading to s. */
@@ -584,41 +565,39 @@ static void add_log_excerpt(sbuf *s, const char *path)
     free(text);
 }
 
-/* Appends "$ command" to s, then runs it. */
-static child_result run_cmd(sbuf *s, const char *const *argv, const char *log, int timeout_s)
+/* Appends "$ command" to the test's output, runs it and counts its time. */
+static child_result run_cmd(test_run *T, const char *const *argv, const char *log, int timeout_s)
 {
-    sb_add(s, "$");
-    for (int i = 0; argv[i]; i++) sb_printf(s, " %s", argv[i]);
-    sb_add(s, "\n");
-    return run_child(argv, log, timeout_s);
+    sb_add(&T->s, "$");
+    for (int i = 0; argv[i]; i++) sb_printf(&T->s, " %s", argv[i]);
+    sb_add(&T->s, "\n");
+    child_result r = run_child(argv, log, timeout_s);
+    T->timed_out |= r.timed_out;
+    T->secs += r.seconds;
+    return r;
 }
 
-/* Runs one command of a test: appends the command, how it ended and, unless it passed, the end
-   of its output to s. Returns 1 when it exited 0; sets *timed_out, adds its time to *secs and,
-   on a failure, puts how it ended in why when why is still empty. */
-static int run_step(sbuf *s, const char *const *argv, const char *log, int timeout_s,
-                    int *timed_out, double *secs, char *why, size_t why_len)
+/* Runs one command of a test: appends it, how it ended and, unless it passed, the end of its
+   output. Returns 1 when it exited 0. */
+static int run_step(test_run *T, const char *const *argv, const char *log, int timeout_s)
 {
     char msg[128];
-    child_result r = run_cmd(s, argv, log, timeout_s);
+    child_result r = run_cmd(T, argv, log, timeout_s);
     int ok = describe(&r, timeout_s, msg, sizeof msg);
-    sb_printf(s, "%s (%.1f s)\n", msg, r.seconds);
-    if (!ok) add_log_excerpt(s, log);
-    if (!ok && !why[0]) snprintf(why, why_len, "%s", msg);
-    *timed_out = r.timed_out;
-    *secs += r.seconds;
+    sb_printf(&T->s, "%s (%.1f s)\n", msg, r.seconds);
+    if (!ok) add_log_excerpt(&T->s, log);
+    if (!ok) fail_why(T, msg);
     return ok;
 }
 
-/* Appends why what is missing, and the end of the build log, to s. */
-static void not_built(sbuf *s, const grade_opts *o, const char *what, char *why, size_t why_len)
+/* Says that what is missing was not built, with the end of the build log. */
+static void not_built(test_run *T, const grade_opts *o, const char *what)
 {
-    sb_printf(s, "%s was not built: it did not compile or link", what);
-    snprintf(why, why_len, "not built");
-    if (!o->build_log) sb_add(s, " (run make and read its errors)\n");
-    if (!o->build_log) return;
-    sb_printf(s, "; the end of %s follows\n", o->build_log);
-    add_log_excerpt(s, o->build_log);
+    sb_printf(&T->s, "%s was not built: it did not compile or link%s", what,
+              o->build_log ? "; the end of the build log follows\n"
+                           : " (run make and read its errors)\n");
+    if (o->build_log) add_log_excerpt(&T->s, o->build_log);
+    fail_why(T, "not built");
 }
 
 /* 0 when the gpu suite's last summary line ("gpu: P passed, F failed, S skipped") says that no
@@ -669,13 +648,12 @@ static unsigned stage_ops(const grade_opts *o, const char *bin, const char *stag
 /* Runs one command under compute-sanitizer (after the variables of a leading `env`): appends
    the command and how it ended and, on a finding, the tool's first report (else, on a failure,
    the end of the output). Returns 1 when the tool found nothing and the program passed. */
-static int run_sanitizer_step(sbuf *s, const grade_opts *o, const char *tool, const cmd_t *cmd,
-                              const char *log, int *timed_out, double *secs, char *why,
-                              size_t why_len)
+static int run_sanitizer_step(test_run *T, const grade_opts *o, const char *tool, const cmd_t *cmd,
+                              const char *log)
 {
     const char *full[MAX_ARGS + 10],
         *opts[] = {o->sanitizer,       "--tool", tool, "--error-exitcode", "1",
-                   "--print-limit",    "10", /* printing thousands of reports costs minutes */
+                   "--print-limit",    "10", /* thousands cost minutes */
                    "--show-backtrace", "device"};
     int k = 0, i = 0;
     if (!strcmp(cmd->a[0], "env"))
@@ -683,7 +661,7 @@ static int run_sanitizer_step(sbuf *s, const grade_opts *o, const char *tool, co
     for (int j = 0; j < 9; j++) full[k++] = opts[j];
     while (cmd->a[i]) full[k++] = cmd->a[i++];
     full[k] = NULL;
-    child_result r = run_cmd(s, full, log, o->t_check);
+    child_result r = run_cmd(T, full, log, o->t_check);
     char *text = res_read_all(log), how[128], msg[192];
     int found = text ? sanitizer_findings(text) : -1,
         ok = describe(&r, o->t_check, how, sizeof how);
@@ -697,19 +675,17 @@ static int run_sanitizer_step(sbuf *s, const grade_opts *o, const char *tool, co
         snprintf(msg, sizeof msg, "%s wrote no summary: it did not finish", tool);
     ok = ok && found == 0;
     if (ok)
-        sb_printf(s, "%s: nothing found (%.1f s)\n", tool, r.seconds);
+        sb_printf(&T->s, "%s: nothing found (%.1f s)\n", tool, r.seconds);
     else
-        sb_printf(s, "%s (%.1f s)\n", msg, r.seconds);
+        sb_printf(&T->s, "%s (%.1f s)\n", msg, r.seconds);
     char *rep = !ok && found > 0 ? sanitizer_report(text, 8) : NULL;
     if (rep && rep[0])
-        sb_add(s, rep);
+        sb_add(&T->s, rep);
     else if (!ok && text)
-        add_log_excerpt(s, log);
-    if (!ok && !why[0]) snprintf(why, why_len, "%s", msg);
+        add_log_excerpt(&T->s, log);
+    if (!ok) fail_why(T, msg);
     free(rep);
     free(text);
-    *timed_out = r.timed_out;
-    *secs += r.seconds;
     return ok;
 }
 
@@ -722,32 +698,28 @@ static int sanitizer_test(const grade_opts *o, const correct_rule *cr, const cha
                           char ar[][GRADE_NAME_MAX], int n_ar, const char *csv_text, int hung,
                           tests_t *ts)
 {
-    sbuf s = {0};
-    int ok = 1, to = 0, sms = csv_text ? csv_sm_count(csv_text) : 0;
-    double secs = 0;
-    char why[200] = "", log[600], n_sum[64], rows[32], env[GRADE_NAME_MAX + 32];
+    test_run T = {0};
+    int ok = 0, sms = csv_text ? csv_sm_count(csv_text) : 0;
+    char log[600], n_sum[64], rows[32], env[GRADE_NAME_MAX + 32];
     sanitizer_sizes(sms, n_sum, sizeof n_sum, rows, sizeof rows);
     snprintf(env, sizeof env, "GPU_TEST_STAGES=%s", stage);
-    if (access(bin, X_OK) != 0) {
-        ok = 0;
-        not_built(&s, o, bin, why, sizeof why);
-    } else if (hung) {
-        ok = 0;
-        sb_add(&s, "not run: an earlier test of this stage timed out, and a kernel that does not "
-                   "return would time out here too\n");
-        snprintf(why, sizeof why, "not run (an earlier test timed out)");
+    if (access(bin, X_OK) != 0)
+        not_built(&T, o, bin);
+    else if (hung) {
+        sb_add(&T.s, "not run: an earlier test of this stage timed out, and a kernel that does "
+                     "not return would time out here too\n");
+        fail_why(&T, "not run (an earlier test timed out)");
     } else if (!ops) {
-        ok = 0;
-        sb_add(&s, "the program lists no variant of an op this test knows\n");
-        snprintf(why, sizeof why, "no variants listed");
-    } else if (sms > 0)
-        sb_printf(&s,
+        sb_add(&T.s, "the program lists no variant of an op this test knows\n");
+        fail_why(&T, "no variants listed");
+    } else {
+        ok = 1;
+        sb_printf(&T.s,
                   "compute-sanitizer on every variant, at sizes where every loop runs more "
-                  "than once on this GPU's %d SMs\n",
-                  sms);
-    else
-        sb_add(&s, "compute-sanitizer on every variant, at sizes where every loop runs more than "
-                   "once on 132 SMs (the standard run named no SM count)\n");
+                  "than once on %s %d SMs%s\n",
+                  sms ? "this GPU's" : "", sms ? sms : 132,
+                  sms ? "" : " (the standard run named no SM count)");
+    }
     for (int t = 0; t < N_SANITIZER_TOOLS && ok; t++) {
         if (!(o->tools & (1u << t))) continue;
         cmd_t c[MAX_CMDS];
@@ -770,14 +742,13 @@ static int sanitizer_test(const grade_opts *o, const correct_rule *cr, const cha
         for (int i = 0; i < n && ok; i++) {
             snprintf(log, sizeof log, "%s/logs/%s_%s_%d.log", o->out, stage, sanitizer_tools[t],
                      i + 1);
-            ok = run_sanitizer_step(&s, o, sanitizer_tools[t], &c[i], log, &to, &secs, why,
-                                    sizeof why);
+            ok = run_sanitizer_step(&T, o, sanitizer_tools[t], &c[i], log);
         }
         if (!ok)
-            sb_add(&s, "(the sanitizer stops at its first finding; the runs after it were not "
-                       "made)\n");
+            sb_add(&T.s, "(the sanitizer stops at its first finding; the runs after it "
+                         "were not made)\n");
     }
-    return finish_test(ts, stage, "sanitizers", ok, cr->sanitizer_points, &s, secs, why);
+    return finish_test(ts, stage, "sanitizers", ok, cr->sanitizer_points, &T);
 }
 
 /* ---- one stage ------------------------------------------------------------- */
@@ -791,87 +762,74 @@ static void grade_stage(const grade_opts *o, const thresholds_t *t, const char *
     snprintf(suite, sizeof suite, "%s/test_gpu", o->build);
     snprintf(csv, sizeof csv, "%s/%s.csv", o->out, stage);
     snprintf(env, sizeof env, "GPU_TEST_STAGES=%s", stage);
-    int built = access(bin, X_OK) == 0, n_ar = 0, correct = 1, hung = 0;
+    int built = access(bin, X_OK) == 0, n_ar = 0, correct = 1, hung = 0, ok, n = 0;
     unsigned ops = built ? stage_ops(o, bin, stage, ar, &n_ar) : 0;
 
-    { /* (a) the gpu suite, filtered to this stage */
-        sbuf s = {0};
-        int ok = 0, to = 0;
-        double secs = 0;
-        char why[200] = "";
-        const char *argv[] = {"env", env, suite, NULL};
-        snprintf(log, sizeof log, "%s/logs/%s_suite.log", o->out, stage);
-        if (access(suite, X_OK) != 0)
-            not_built(&s, o, suite, why, sizeof why);
-        else if ((ok = run_step(&s, argv, log, o->t_suite, &to, &secs, why, sizeof why)) &&
-                 !suite_ran_tests(log)) {
-            sb_add(&s, "but it ran no test (its summary line says none passed or some were "
-                       "skipped): not a pass\n");
-            add_log_excerpt(&s, log);
-            snprintf(why, sizeof why, "no test ran");
-            ok = 0;
-        }
-        correct &= finish_test(ts, stage, "gpu suite", ok, cr->suite_points, &s, secs, why);
-        hung |= to;
+    /* (a) the gpu suite, filtered to this stage */
+    test_run A = {0};
+    const char *suite_cmd[] = {"env", env, suite, NULL};
+    snprintf(log, sizeof log, "%s/logs/%s_suite.log", o->out, stage);
+    if (access(suite, X_OK) != 0)
+        not_built(&A, o, suite), ok = 0;
+    else if ((ok = run_step(&A, suite_cmd, log, o->t_suite)) && !suite_ran_tests(log)) {
+        sb_add(&A.s, "but it ran no test (its summary line says none passed or some were "
+                     "skipped): not a pass\n");
+        add_log_excerpt(&A.s, log);
+        fail_why(&A, "no test ran");
+        ok = 0;
     }
-    { /* (b) the program's own check: default size, then the awkward sizes of make check */
-        sbuf s = {0};
-        int ok = built, to = 0, n = 0;
-        double secs = 0;
-        char why[200] = "";
-        cmd_t c[MAX_CMDS];
-        add_cmd(c, &n, bin, "--check-only", NULL);
-        if (HAS(OP_SUM))
-            add_cmd(c, &n, bin, "--check-only", "--op", "sum", "-n", CHECK_SUM_N, NULL);
-        if (HAS(OP_ALLREDUCE))
-            add_cmd(c, &n, bin, "--check-only", "--op", "allreduce", "-n", CHECK_SUM_N, NULL);
-        if (HAS(OP_ROWSUM))
-            add_cmd(c, &n, bin, "--check-only", "--op", "rowsum", "--rows", "7", "--cols",
-                    CHECK_ROW_COLS, NULL);
-        if (HAS(OP_SOFTMAX) || HAS(OP_LOGSOFTMAX)) {
-            add_cmd(c, &n, bin, "--check-only", "--rows", "37", "--cols", CHECK_SOFT_COLS, NULL);
-            add_cmd(c, &n, bin, "--check-only", "--rows", "1", "--cols", CHECK_SOFT_LONG, NULL);
-        }
-        if (!built) not_built(&s, o, bin, why, sizeof why);
-        for (int i = 0; built && i < n && !to; i++) {
-            snprintf(log, sizeof log, "%s/logs/%s_check_%d.log", o->out, stage, i + 1);
-            ok &= run_step(&s, c[i].a, log, o->t_check, &to, &secs, why, sizeof why);
-            if (to && i + 1 < n)
-                sb_add(&s, "(the remaining sizes were not run: this test has failed already)\n");
-        }
-        correct &= finish_test(ts, stage, "program check, awkward sizes", ok, cr->check_points, &s,
-                               secs, why);
-        hung |= to;
+    correct &= finish_test(ts, stage, "gpu suite", ok, cr->suite_points, &A);
+    hung |= A.timed_out;
+
+    /* (b) the program's own check: default size, then the awkward sizes of make check */
+    test_run B = {0};
+    cmd_t c[MAX_CMDS];
+    add_cmd(c, &n, bin, "--check-only", NULL);
+    if (HAS(OP_SUM)) add_cmd(c, &n, bin, "--check-only", "--op", "sum", "-n", CHECK_SUM_N, NULL);
+    if (HAS(OP_ALLREDUCE))
+        add_cmd(c, &n, bin, "--check-only", "--op", "allreduce", "-n", CHECK_SUM_N, NULL);
+    if (HAS(OP_ROWSUM))
+        add_cmd(c, &n, bin, "--check-only", "--op", "rowsum", "--rows", "7", "--cols",
+                CHECK_ROW_COLS, NULL);
+    if (HAS(OP_SOFTMAX) || HAS(OP_LOGSOFTMAX)) {
+        add_cmd(c, &n, bin, "--check-only", "--rows", "37", "--cols", CHECK_SOFT_COLS, NULL);
+        add_cmd(c, &n, bin, "--check-only", "--rows", "1", "--cols", CHECK_SOFT_LONG, NULL);
     }
+    if (!(ok = built)) not_built(&B, o, bin);
+    for (int i = 0; built && i < n && !B.timed_out; i++) {
+        snprintf(log, sizeof log, "%s/logs/%s_check_%d.log", o->out, stage, i + 1);
+        ok &= run_step(&B, c[i].a, log, o->t_check);
+        if (B.timed_out && i + 1 < n)
+            sb_add(&B.s, "(the remaining sizes were not run: this test has failed already)\n");
+    }
+    correct &= finish_test(ts, stage, "program check, awkward sizes", ok, cr->check_points, &B);
+    hung |= B.timed_out;
+
+    /* (c) the standard size, checked and timed; its CSV feeds the performance tests */
+    test_run C = {0};
     char *csv_text = NULL;
-    { /* (c) the standard size, checked and timed; its CSV feeds the performance tests */
-        sbuf s = {0};
-        int ok = 0, to = 0;
-        double secs = 0;
-        char why[200] = "";
-        size_t rows = 0, failed = 0;
-        const char *argv[] = {bin, "--csv", csv, NULL};
-        snprintf(log, sizeof log, "%s/logs/%s_run.log", o->out, stage);
-        remove(csv);
-        if (!built)
-            not_built(&s, o, bin, why, sizeof why);
-        else if ((ok = run_step(&s, argv, log, o->t_run, &to, &secs, why, sizeof why)) &&
-                 (!(csv_text = res_read_all(csv)) ||
-                  csv_count(csv_text, stage, &rows, &failed) != 0 || rows == 0)) {
-            sb_printf(&s, "but %s holds no result row of %s\n", csv, stage);
-            snprintf(why, sizeof why, "no result rows");
-            ok = 0;
-        } else if (ok && failed) {
-            sb_printf(&s, "but %zu of its %zu rows in %s have check FAIL\n", failed, rows, csv);
-            snprintf(why, sizeof why, "%zu rows with check FAIL", failed);
-            ok = 0;
-        }
-        if (built && !ok) sb_printf(&s, "(full output: %s)\n", log);
-        if (built && !csv_text) csv_text = res_read_all(csv);
-        correct &= finish_test(ts, stage, "standard size, checked and timed", ok, cr->run_points,
-                               &s, secs, why);
-        hung |= to;
+    size_t rows = 0, failed = 0;
+    const char *run_cmd_[] = {bin, "--csv", csv, NULL};
+    snprintf(log, sizeof log, "%s/logs/%s_run.log", o->out, stage);
+    remove(csv);
+    if (!(ok = built))
+        not_built(&C, o, bin);
+    else if ((ok = run_step(&C, run_cmd_, log, o->t_run)) &&
+             (!(csv_text = res_read_all(csv)) || csv_count(csv_text, stage, &rows, &failed) != 0 ||
+              rows == 0)) {
+        sb_printf(&C.s, "but %s holds no result row of %s\n", csv, stage);
+        fail_why(&C, "no result rows");
+        ok = 0;
+    } else if (ok && failed) {
+        sb_printf(&C.s, "but %zu of its %zu rows in %s have check FAIL\n", failed, rows, csv);
+        snprintf(C.why, sizeof C.why, "%zu rows with check FAIL", failed);
+        ok = 0;
     }
+    if (built && !ok) sb_printf(&C.s, "(full output: %s)\n", log);
+    if (built && !csv_text) csv_text = res_read_all(csv);
+    correct &= finish_test(ts, stage, "standard size, checked and timed", ok, cr->run_points, &C);
+    hung |= C.timed_out;
+
     /* (d) compute-sanitizer over every variant: a race or an uninitialised read that the checks
        cannot see fails the stage's correctness */
     if (o->tools)

@@ -90,6 +90,19 @@ static void tab_col(mdtab *t, const char *name, int right, int optional)
     t->optional[t->ncol++] = (unsigned char)optional;
 }
 
+/* Adds the columns named in names, separated by '|': right-aligned from column right_from on,
+   optional from optional_from on (counted from the table's first column). */
+static void tab_cols(mdtab *t, const char *names, size_t right_from, size_t optional_from)
+{
+    for (const char *p = names; *p; p += *p == '|') {
+        char name[TAB_CELL];
+        size_t k = strcspn(p, "|");
+        snprintf(name, sizeof name, "%.*s", (int)k, p);
+        tab_col(t, name, t->ncol >= right_from, t->ncol >= optional_from);
+        p += k;
+    }
+}
+
 /* Adds a row of cells (as many as given; NULL ends the list, the rest stay empty). */
 static void tab_row(mdtab *t, const char *first, ...)
 {
@@ -234,9 +247,8 @@ static void stage_standard(const res_set *s, const char *stage, const int *swept
 {
     const res_file *run = &s->f[F_RUN];
     mdtab t = {0};
-    const char *cols[] = {"variant",      "op",    "shape",         "median us", "GB/s",
-                          "% of ceiling", "x CUB", "x cuBLAS gemv", "x PyTorch"};
-    for (int c = 0; c < 9; c++) tab_col(&t, cols[c], c > 2, c > 5);
+    tab_cols(&t, "variant|op|shape|median us|GB/s|% of ceiling|x CUB|x cuBLAS gemv|x PyTorch", 3,
+             6);
     for (size_t i = 0; i < run->n; i++) {
         const res_entry *e = &run->e[i];
         if (strcmp(e->stage, stage) || swept[e->op]) continue;
@@ -399,8 +411,7 @@ static size_t largest_n(const res_file *f, const char *stage, const char *varian
 static void ar_tables(const res_set *s, const char *stage, const char *label, int all_n, sbuf *b)
 {
     mdtab sum = {0};
-    const char *sum_cols[] = {"GPUs", "variant", "n", "GB/s", "read ceiling GB/s", "% of ceiling"};
-    for (int c = 0; c < 6; c++) tab_col(&sum, sum_cols[c], c != 1, 0);
+    tab_cols(&sum, "GPUs|variant|n|GB/s|read ceiling GB/s|% of ceiling", 2, 99);
     for (size_t a = 0; a < s->n_ar; a++) {
         const res_file *f = &s->ar[a];
         size_t g[16], ng = 0;
@@ -427,8 +438,7 @@ static void ar_tables(const res_set *s, const char *stage, const char *label, in
             mdtab t = {0};
             char h[TAB_CELL], cell[TAB_CELL];
             int nccl = -1;
-            tab_col(&t, "n", 1, 0);
-            tab_col(&t, g[k] == 1 ? "copy GB/s" : "peer copy GB/s", 1, 0);
+            tab_cols(&t, g[k] == 1 ? "n|copy GB/s" : "n|peer copy GB/s", 0, 99);
             for (size_t j = 0; j < nv; j++) {
                 tab_col(&t, v[j], 1, 0);
                 if (!strcmp(v[j], "nccl")) nccl = (int)j;
@@ -526,17 +536,10 @@ int res_md_stage_evidence(const res_set *s, const char *stage, const char *label
     if (strcmp(p->gpu, gpu_of(s))) sb_printf(b, ", on %s", p->gpu);
     sb_add(b, ". Durations are ncu's; the speeds above are timed medians.\n\n");
     mdtab t = {0};
-    const char *cols[] = {"variant",
-                          "shape",
-                          "duration us",
-                          "DRAM % of peak",
-                          "occupancy %",
-                          "registers",
-                          "active lanes of 32",
-                          "bank conflicts / wavefront",
-                          "sectors / request",
-                          "KB in flight / SM"};
-    for (int c = 0; c < 10; c++) tab_col(&t, cols[c], c > 1, 0);
+    tab_cols(&t,
+             "variant|shape|duration us|DRAM % of peak|occupancy %|registers|active lanes of 32|"
+             "bank conflicts / wavefront|sectors / request|KB in flight / SM",
+             2, 99);
     static const char *const spec[PM_COUNT] = {"",     "%.1f", "%.1f", "%.0f",
                                                "%.1f", "%.2f", "%.1f", "%.1f"};
     for (size_t i = 0; i < p->n; i++) {
@@ -585,8 +588,7 @@ int res_md_ladder(const res_set *s, const char *label, sbuf *b)
     sb_printf(b, "Full-array float sum, n = %s, on **%s** (the reference run, `%s`):\n\n", nl,
               run->gpu, label);
     mdtab t = {0};
-    const char *cols[] = {"stage", "variant", "GB/s", "% of ceiling", "x CUB"};
-    for (int c = 0; c < 5; c++) tab_col(&t, cols[c], c > 1, 0);
+    tab_cols(&t, "stage|variant|GB/s|% of ceiling|x CUB", 2, 99);
     const char *stages[64];
     size_t ns = 0;
     for (size_t i = 0; i < run->n; i++) /* the stages in ladder order */
@@ -632,9 +634,8 @@ static void bench_final(const res_set *s, const char *label, sbuf *b)
               "device-to-device copy for softmax; \"x\" columns are GB/s over the library's or "
               "PyTorch's at the same shape and dtype.\n\n");
     mdtab t = {0};
-    const char *cols[] = {"op",           "shape", "kernel",        "GB/s",     "ceiling GB/s",
-                          "% of ceiling", "x CUB", "x cuBLAS gemv", "x PyTorch"};
-    for (int c = 0; c < 9; c++) tab_col(&t, cols[c], c > 2, c > 5);
+    tab_cols(&t, "op|shape|kernel|GB/s|ceiling GB/s|% of ceiling|x CUB|x cuBLAS gemv|x PyTorch", 3,
+             6);
     for (int op = OP_SUM; op <= OP_LOGSOFTMAX; op++)
         for (int d = DT_F32; d <= DT_BF16; d++) {
             const char *stage, *v[16];
@@ -687,8 +688,7 @@ static void bench_wide(const res_file *f, op_kind op, int by_cols, sbuf *b)
             snprintf(h, sizeof h, "%s %s", dtype_name((dtype)d), what[w]);
             tab_col(&t, h, 1, 1);
         }
-    tab_col(&t, "f32 x CUB segmented", 1, 1);
-    tab_col(&t, "f32 x cuBLAS gemv", 1, 1);
+    tab_cols(&t, "f32 x CUB segmented|f32 x cuBLAS gemv", 0, 0);
     for (size_t r = 0; r < nr; r++) {
         char cols[32], rows[32];
         snprintf(cols, sizeof cols, "%zu", row[r]->cols);
@@ -731,9 +731,7 @@ static void bench_sum_sweep(const res_set *s, const char *label, sbuf *b)
               "best in bold.\n\n",
               stage);
     mdtab t = {0};
-    tab_col(&t, "n", 1, 0);
-    tab_col(&t, "ceiling GB/s", 1, 0);
-    tab_col(&t, "CUB GB/s", 1, 0);
+    tab_cols(&t, "n|ceiling GB/s|CUB GB/s", 0, 99);
     for (size_t k = 0; k < nv; k++) tab_col(&t, v[k], 1, 0);
     size_t ns[128], nn = 0;
     for (size_t i = 0; i < sw->n; i++)
