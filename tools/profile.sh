@@ -40,18 +40,11 @@ csv_comments() {
 EOF
 }
 
-# inflight_table STAGE: "mangled<TAB>bytes<TAB>demangled" for every kernel of build/STAGE
+# inflight_table STAGE: "mangled bytes" for every kernel of build/STAGE
 inflight_table() {
-    bin=$BUILD/$1
-    arch=$(pick_arch "$cuobj" "$bin")
-    if [ -z "$arch" ]; then
-        echo "profile: $bin holds no SASS; bytes in flight left empty" >&2
-        return 0
-    fi
-    tmp=$PDIR/$1.tmp
-    "$cuobj" -sass -arch "$arch" "$bin" | awk -f "$here/sass_inflight.awk" | tr ' ' '\t' > "$tmp"
-    cut -f1 "$tmp" | demangle | paste "$tmp" -
-    rm -f "$tmp"
+    arch=$(pick_arch "$cuobj" "$BUILD/$1")
+    [ -n "$arch" ] || { echo "profile: $BUILD/$1 holds no SASS: no bytes in flight" >&2; return; }
+    "$cuobj" -sass -arch "$arch" "$BUILD/$1" | awk -f "$here/sass_inflight.awk"
 }
 
 # profile_stage STAGE: runs the stage under ncu and exports the report; 0 on success
@@ -76,18 +69,13 @@ profile_stage() {
         tail -n 15 "$PDIR/$s.log" >&2
         return 1
     fi
-    # the real names mangled where this ncu can (they match the SASS exactly), else as it
-    # prints them (matched by name and template arguments)
-    for opt in "--print-nvtx-rename kernel" "--print-kernel-base mangled" ""; do
-        how=real
-        [ "$opt" = "--print-nvtx-rename kernel" ] && how=renamed
-        [ -z "$opt" ] && [ -s "$PDIR/$s.real.csv" ] && break
+    # the kernels named after their ranges, and by their mangled names (as in the SASS)
+    for how in "renamed --print-nvtx-rename kernel" "real --print-kernel-base mangled"; do
         # shellcheck disable=SC2086
-        LC_ALL=C "$ncu" --import "$PDIR/$s.ncu-rep" --csv --page raw --print-units base $opt \
-            > "$PDIR/$s.$how.csv" 2>> "$PDIR/$s.export.err" && continue
-        : > "$PDIR/$s.$how.csv"
-        [ "$opt" = "--print-kernel-base mangled" ] && continue
-        echo "profile: $s: ncu --import ... $opt failed: $(head -n 3 "$PDIR/$s.export.err")" >&2
+        set -- $how
+        LC_ALL=C "$ncu" --import "$PDIR/$s.ncu-rep" --csv --page raw --print-units base "$2" "$3" \
+            > "$PDIR/$s.$1.csv" 2>> "$PDIR/$s.export.err" && continue
+        echo "profile: $s: ncu --import ... $2 $3 failed: $(head -n 3 "$PDIR/$s.export.err")" >&2
         return 1
     done
     if [ $rc -ne 0 ]; then

@@ -3,12 +3,13 @@
 # header; a 16th field says whether the kernel used shared memory), in the order the variants
 # ran. Used by profile.sh:
 #   awk -v stage=S -v metrics=LIST -f profile_parse.awk INFLIGHT RUN RENAMED REAL
-# INFLIGHT: "mangled<TAB>bytes<TAB>demangled" per kernel (sass_inflight.awk and a demangler);
+# INFLIGHT: "mangled bytes" per kernel (sass_inflight.awk);
 # RUN: the program's --csv of the profiled run (its shapes; /dev/null: the default ones);
-# RENAMED and REAL: the raw-page exports with and without --print-nvtx-rename kernel (a header
-# row of metric names, a row of units, a row per kernel; quoted fields may hold commas and
-# numbers thousands separators). metrics: evidence_lib.sh's METRICS. A kernel's range (stage/variant/op/dtype) is its renamed name, else any
-# field naming one. A variant of several kernels: duration summed, other counters those of its
+# RENAMED and REAL: the raw-page exports with --print-nvtx-rename kernel and with
+# --print-kernel-base mangled (a header row of metric names, a row of units, a row per kernel;
+# quoted fields may hold commas, numbers thousands separators). metrics: evidence_lib.sh's
+# METRICS. A kernel's range (stage/variant/op/dtype) is its renamed name, else any field
+# naming one. A variant of several kernels: duration summed, other counters those of its
 # longest kernel.
 
 function parse_csv(line, f,    n, i, c, inq, field, len) {
@@ -43,38 +44,8 @@ function find_label(s) {
     return ""
 }
 
-# text before the argument list, without spaces and a leading return type "void"
-function sig_key(s,    i, c, depth, out) {
-    depth = 0
-    out = ""
-    for (i = 1; i <= length(s); i++) {
-        c = substr(s, i, 1)
-        if (c == "<") depth++
-        else if (c == ">") depth--
-        else if (c == "(" && depth == 0) break
-        out = out c
-    }
-    sub(/^void /, "", out)
-    gsub(/[ \t]/, "", out)
-    return out
-}
-
-function base_key(s) {
-    s = sig_key(s)
-    sub(/<.*/, "", s)
-    sub(/.*::/, "", s)
-    return s
-}
-
-# bytes in flight per thread of a kernel named as ncu names it; "" when unknown
-function inflight_of(name,    k) {
-    if (name in by_mangled) return by_mangled[name]
-    k = sig_key(name)
-    if ((k in by_sig) && by_sig[k] != "?") return by_sig[k]
-    k = base_key(name)
-    if ((k in by_base) && by_base[k] != "?") return by_base[k]
-    return ""
-}
+# bytes in flight per thread of a kernel (its mangled name); "" when unknown
+function inflight_of(name) { return (name in inflight) ? inflight[name] : "" }
 
 function fmt(v, spec) { return v == "" ? "" : sprintf(spec, v) }
 
@@ -93,21 +64,10 @@ BEGIN {
     exit report()
 }
 
-# 1: bytes in flight per kernel, by mangled name, by signature and by base name
-function read_inflight(path,    line, a, dem, k, v) {
-    while ((getline line < path) > 0) {
-        if (split(line, a, "\t") < 2 || a[1] == "" || a[1] ~ /^#/) continue
-        by_mangled[a[1]] = a[2]
-        dem = a[3] != "" ? a[3] : a[1]
-        # two kernels of one name and different figures: ambiguous ("?"). The value is
-        # worked out first: mawk creates the element before it evaluates the right side.
-        k = sig_key(dem)
-        v = (k in by_sig) && by_sig[k] != a[2] ? "?" : a[2]
-        by_sig[k] = v
-        k = base_key(dem)
-        v = (k in by_base) && by_base[k] != a[2] ? "?" : a[2]
-        by_base[k] = v
-    }
+# 1: bytes in flight per kernel, by mangled name
+function read_inflight(path,    line, a) {
+    while ((getline line < path) > 0)
+        if (split(line, a, " ") >= 2) inflight[a[1]] = a[2]
     close(path)
 }
 

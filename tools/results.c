@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* results: the one reader of the results CSVs; draws the plots and writes the tables.
  *
- *   build/results plot RESULTS_DIR OUT_DIR [--png]
- *       every plot the data allows, PNG and SVG (--png: PNG only), into OUT_DIR (gnuplot
- *       scripts: plots/ beside build/, else ./plots)
+ *   build/results plot RESULTS_DIR OUT_DIR
+ *       every plot the data allows, as PNG, into OUT_DIR (the gnuplot scripts: plots/ beside
+ *       build/, else ./plots)
  *   build/results tables RESULTS_DIR [--write] [--root DIR]
  *       the generated blocks of the stage READMEs and README.md, and BENCHMARKS.md;
  *       without --write prints a diff of what would change and writes nothing
@@ -38,19 +38,17 @@ int main(int argc, char **argv)
     if (argc < 2) return usage("no command: plot or tables", NULL);
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
-        fputs("usage: results plot RESULTS_DIR OUT_DIR [--png]\n"
+        fputs("usage: results plot RESULTS_DIR OUT_DIR\n"
               "       results tables RESULTS_DIR [--write] [--root DIR]\n",
               stdout);
         return 0;
     }
     const char *pos[2] = {NULL, NULL}, *root = NULL;
-    int npos = 0, write = 0, png = 0;
+    int npos = 0, write = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--write") == 0)
             write = 1;
-        else if (strcmp(a, "--png") == 0)
-            png = 1;
         else if (strcmp(a, "--root") == 0 && i + 1 < argc)
             root = argv[++i];
         else if (a[0] == '-' && a[1])
@@ -65,7 +63,6 @@ int main(int argc, char **argv)
     if (npos != (is_plot ? 2 : 1))
         return usage(is_plot ? "plot needs RESULTS_DIR and OUT_DIR" : "needs RESULTS_DIR", NULL);
     if ((write || root) && !is_tables) return usage("--write and --root go with tables", NULL);
-    if (png && !is_plot) return usage("--png goes with plot", NULL);
     struct stat st;
     if (stat(pos[0], &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "results: no results folder '%s' (run 'make run' and 'make sweep' first)\n",
@@ -97,7 +94,7 @@ int main(int argc, char **argv)
         snprintf(dir, sizeof dir, "%.*s/../plots", slash ? (int)(slash - argv[0]) : 0, argv[0]);
         snprintf(rd, sizeof rd, "%s/common.gp", dir);
         if (!slash || stat(rd, &st) != 0) snprintf(dir, sizeof dir, "plots");
-        rc = res_plot(&s, dir, pos[1], png);
+        rc = res_plot(&s, dir, pos[1]);
     } else {
         /* the results folder as the tables show it: relative to root when inside it */
         if (!root) root = ".";

@@ -150,8 +150,8 @@ void res_md_benchmarks(const res_set *s, const char *label, sbuf *b);
    read or written. */
 int res_tables(const res_set *s, const char *root, const char *label, int write);
 
-/* `plot`: every plot the data allows, gpdir/<plot>.gp run for PNG (and SVG unless png_only)
-   into outdir, each image named on stdout. 0, 1 when gnuplot failed, 3 when it is missing. */
-int res_plot(const res_set *s, const char *gpdir, const char *outdir, int png_only);
+/* `plot`: every plot the data allows, gpdir/<plot>.gp run into outdir/<plot>.png, each image
+   named on stdout. 0, 1 when gnuplot failed, 3 when it is missing. */
+int res_plot(const res_set *s, const char *gpdir, const char *outdir);
 
 #endif /* RESULTS_H */

@@ -5,7 +5,7 @@
 #                   without one, draws the committed reference run (plots/reference/) there
 #   make tables     rewrite the README tables and BENCHMARKS.md from plots/reference/
 #   make reference  copy results/*.csv (and sanitize.txt) into plots/reference/, redraw its
-#                   images (PNG only: what the READMEs show), refresh the tables. 08's
+#                   images, refresh the tables. 08's
 #                   allreduce.csv becomes allreduce_<G>gpu.csv, one file per GPU count, so that
 #                   runs on 2 and on 4 GPUs (from different machines) stand side by side.
 
@@ -54,7 +54,7 @@ reference: $(BUILD)/results deps-plot
 	        { out = "plots/reference/allreduce_" $$6 "gpu.csv"; \
 	          if (!(out in done)) { done[out]; printf "%s", head > out; print out } \
 	          print > out }' $$f; done
-	$(BUILD)/results plot plots/reference plots/reference --png
+	$(BUILD)/results plot plots/reference plots/reference
 	$(BUILD)/results tables plots/reference --write
 
 -include $(RESULTS_OBJ:.o=.d) $(BUILD)/obj/tools/results.d

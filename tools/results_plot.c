@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* results_plot.c: `build/results plot`: the gnuplot data of every plot, cut from the
-   aggregate into a temporary folder, and gnuplot run on plots/<name>.gp for PNG (and SVG).
+   aggregate into a temporary folder, and gnuplot run on plots/<name>.gp for a PNG.
 
      ladder                        run.csv: full sum at the largest n, one bar per stage/variant
      sweep, latency                sweep.csv: GB/s (and time, n <= 2^20) against n, key variants
@@ -28,7 +28,6 @@
 
 typedef struct {
     const char *tmp, *gpdir, *outdir;
-    int formats; /* 1: PNG, 2: PNG and SVG */
     size_t drawn, failed;
 } plot_ctx;
 
@@ -77,44 +76,40 @@ static void label_of(const res_entry *e, char *buf, size_t len)
         snprintf(buf, len, "%s/%s (%s)", e->stage, e->variant, dtype_name(e->dt));
 }
 
-/* Runs gnuplot on gpdir/script.gp once per format, writing outdir/image.{png,svg}; the
-   script reads fmt, dir, gpdir, vars (the tmp folder's pfx.vars) and out from set.gp. */
+/* Runs gnuplot on gpdir/script.gp, writing outdir/image.png; the script reads fmt, dir, gpdir,
+   vars (the tmp folder's pfx.vars) and out from set.gp. */
 static void draw(plot_ctx *c, const char *script, const char *image, const char *pfx)
 {
-    static const char *const fmts[2] = {"png", "svg"};
-    for (int k = 0; k < c->formats; k++) {
-        char out[1024], errp[1024], vars[1200];
-        snprintf(vars, sizeof vars, "%s/%s.vars", c->tmp, pfx);
-        snprintf(out, sizeof out, "%s/%s.%s", c->outdir, image, fmts[k]);
-        snprintf(errp, sizeof errp, "%s/gnuplot.err", c->tmp);
-        remove(out);
-        FILE *f = open_in(c, "set.gp");
-        const char *vals[5][2] = {
-            {"fmt", fmts[k]}, {"dir", c->tmp}, {"gpdir", c->gpdir}, {"vars", vars}, {"out", out}};
-        for (int i = 0; f && i < 5; i++) {
-            fprintf(f, "%s = ", vals[i][0]);
-            gq(f, vals[i][1]);
-            fputc('\n', f);
-        }
-        int st = f ? fclose(f) : -1;
-        if (st == 0)
-            st = res_run("gnuplot '%s/set.gp' '%s/%s.gp' 2>'%s'", c->tmp, c->gpdir, script, errp);
-        char *msg = res_read_all(errp);
-        struct stat sst;
-        if (st == 0 && stat(out, &sst) == 0 && sst.st_size > 0) {
-            /* gnuplot warnings (a series with no points) still matter */
-            if (msg && *msg)
-                fprintf(stderr, "results: %s.%s: gnuplot says:\n%s", image, fmts[k], msg);
-            printf("%s\n", out);
-            c->drawn++;
-        } else {
-            fprintf(stderr, "results: gnuplot failed on %s.%s (%s/%s.gp):\n%s", image, fmts[k],
-                    c->gpdir, script, msg && *msg ? msg : "(no message)\n");
-            remove(out);
-            c->failed++;
-        }
-        free(msg);
+    char out[1024], errp[1024], vars[1200];
+    snprintf(vars, sizeof vars, "%s/%s.vars", c->tmp, pfx);
+    snprintf(out, sizeof out, "%s/%s.png", c->outdir, image);
+    snprintf(errp, sizeof errp, "%s/gnuplot.err", c->tmp);
+    remove(out);
+    FILE *f = open_in(c, "set.gp");
+    const char *vals[5][2] = {
+        {"fmt", "png"}, {"dir", c->tmp}, {"gpdir", c->gpdir}, {"vars", vars}, {"out", out}};
+    for (int i = 0; f && i < 5; i++) {
+        fprintf(f, "%s = ", vals[i][0]);
+        gq(f, vals[i][1]);
+        fputc('\n', f);
     }
+    int st = f ? fclose(f) : -1;
+    if (st == 0)
+        st = res_run("gnuplot '%s/set.gp' '%s/%s.gp' 2>'%s'", c->tmp, c->gpdir, script, errp);
+    char *msg = res_read_all(errp);
+    struct stat sst;
+    if (st == 0 && stat(out, &sst) == 0 && sst.st_size > 0) {
+        /* gnuplot warnings (a series with no points) still matter */
+        if (msg && *msg) fprintf(stderr, "results: %s.png: gnuplot says:\n%s", image, msg);
+        printf("%s\n", out);
+        c->drawn++;
+    } else {
+        fprintf(stderr, "results: gnuplot failed on %s.png (%s/%s.gp):\n%s", image, c->gpdir,
+                script, msg && *msg ? msg : "(no message)\n");
+        remove(out);
+        c->failed++;
+    }
+    free(msg);
 }
 
 static void note_missing(const res_set *s, const char *what, const char *file)
@@ -694,7 +689,7 @@ static void plot_allreduce(plot_ctx *c, const res_set *s)
 
 /* ---- the command ------------------------------------------------------------------------- */
 
-int res_plot(const res_set *s, const char *gpdir, const char *outdir, int png_only)
+int res_plot(const res_set *s, const char *gpdir, const char *outdir)
 {
     if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
         fprintf(stderr, "results: gnuplot not found; install it (Debian/Ubuntu: apt-get install "
@@ -704,7 +699,7 @@ int res_plot(const res_set *s, const char *gpdir, const char *outdir, int png_on
     char tmpl[1024];
     if (res_run("mkdir -p '%s'", outdir) != 0) return 1;
     if (!res_temp_dir(tmpl, sizeof tmpl)) return 1;
-    plot_ctx c = {tmpl, gpdir, outdir, png_only ? 1 : 2, 0, 0};
+    plot_ctx c = {tmpl, gpdir, outdir, 0, 0};
     plot_ladder(&c, s);
     plot_sweep(&c, s);
     plot_rows(&c, s);
