@@ -167,31 +167,25 @@ int csv_find(const char *text, const char *stage, const char *variant, const cha
 {
     res_file f;
     char err[256];
-    if (res_read_text(text, "csv", &f, err, sizeof err) != 0) return -1;
     int found = 0;
-    for (size_t i = 0; i < f.n && !found; i++) {
+    *hit = (csv_hit){0};
+    if (res_read_text(text, "csv", &f, err, sizeof err) != 0) return -1;
+    for (size_t i = 0; i < f.n; i++) {
         const res_entry *e = &f.e[i];
-        found = !strcmp(e->stage, stage) && !strcmp(e->variant, variant) &&
-                !strcmp(op_name(e->op), op) && !strcmp(dtype_name(e->dt), dtype);
-        if (found) *hit = (csv_hit){e->pct, e->gbps, e->ceiling, e->n_fail == 0};
+        if (strcmp(e->stage, stage)) continue;
+        hit->rows += e->n_ok + e->n_fail;
+        hit->failed += e->n_fail;
+        if (!found && variant && !strcmp(e->variant, variant) && !strcmp(op_name(e->op), op) &&
+            !strcmp(dtype_name(e->dt), dtype)) {
+            found = 1;
+            hit->pct_of_ceiling = e->pct;
+            hit->gbps = e->gbps;
+            hit->ceiling_gbps = e->ceiling;
+            hit->check_ok = e->n_fail == 0;
+        }
     }
     free(f.e);
     return found;
-}
-
-int csv_count(const char *text, const char *stage, size_t *rows, size_t *failed)
-{
-    res_file f;
-    char err[256];
-    *rows = *failed = 0;
-    if (res_read_text(text, "csv", &f, err, sizeof err) != 0) return -1;
-    for (size_t i = 0; i < f.n; i++)
-        if (strcmp(f.e[i].stage, stage) == 0) {
-            *rows += f.e[i].n_ok + f.e[i].n_fail;
-            *failed += f.e[i].n_fail;
-        }
-    free(f.e);
-    return 0;
 }
 
 int csv_sm_count(const char *text)
@@ -808,21 +802,21 @@ static void grade_stage(const grade_opts *o, const thresholds_t *t, const char *
     /* (c) the standard size, checked and timed; its CSV feeds the performance tests */
     test_run C = {0};
     char *csv_text = NULL;
-    size_t rows = 0, failed = 0;
+    csv_hit h;
     const char *run_cmd_[] = {bin, "--csv", csv, NULL};
     snprintf(log, sizeof log, "%s/logs/%s_run.log", o->out, stage);
     remove(csv);
     if (!(ok = built))
         not_built(&C, o, bin);
     else if ((ok = run_step(&C, run_cmd_, log, o->t_run)) &&
-             (!(csv_text = res_read_all(csv)) || csv_count(csv_text, stage, &rows, &failed) != 0 ||
-              rows == 0)) {
+             (!(csv_text = res_read_all(csv)) ||
+              csv_find(csv_text, stage, NULL, NULL, NULL, &h) < 0 || h.rows == 0)) {
         sb_printf(&C.s, "but %s holds no result row of %s\n", csv, stage);
         fail_why(&C, "no result rows");
         ok = 0;
-    } else if (ok && failed) {
-        sb_printf(&C.s, "but %zu of its %zu rows in %s have check FAIL\n", failed, rows, csv);
-        snprintf(C.why, sizeof C.why, "%zu rows with check FAIL", failed);
+    } else if (ok && h.failed) {
+        sb_printf(&C.s, "but %zu of its %zu rows in %s have check FAIL\n", h.failed, h.rows, csv);
+        snprintf(C.why, sizeof C.why, "%zu rows with check FAIL", h.failed);
         ok = 0;
     }
     if (built && !ok) sb_printf(&C.s, "(full output: %s)\n", log);

@@ -31,48 +31,45 @@ typedef struct {
     size_t n_perf;
 } thresholds_t;
 
-/* Parses the text of a thresholds file. Returns 0 with *t filled (free with thresholds_free),
-   or -1 with *t empty and "name:line: message" in err. */
+/* A thresholds file's text: 0 with *t filled, or -1 with *t empty and "name:line: why" in err. */
 int thresholds_parse(const char *text, const char *name, thresholds_t *t, char *err,
                      size_t err_len);
 void thresholds_free(thresholds_t *t);
 const correct_rule *thresholds_correctness(const thresholds_t *t, const char *stage);
 
-/* points at or above threshold_pct, points * pct / threshold_pct below, 0 when the stage is not
-   correct or pct is not a non-negative number; rounded to 0.01. */
+/* points at threshold_pct or above, points * pct / threshold_pct below, 0 when the stage is not
+   correct or pct is no number >= 0; rounded to 0.01. */
 double perf_score(double points, double pct, double threshold_pct, int stage_correct);
 double round_points(double x); /* to the nearest 0.01 */
 
-/* One variant of a results CSV (its medians), read by the results tool's reader. */
+/* What a results CSV holds of a stage, read by the results tool's reader: its rows, those whose
+   check is FAIL, and one variant's medians. */
 typedef struct {
     double pct_of_ceiling, gbps, ceiling_gbps;
-    int check_ok; /* every row of it passed its check */
+    int check_ok; /* every row of the variant passed its check */
+    size_t rows, failed;
 } csv_hit;
 
-/* stage/variant/op/dtype in the text of a results CSV: 1 (and *hit), 0 when absent, -1 when the
-   text is not a results CSV. */
+/* In the text of a results CSV: stage's rows, and stage/variant/op/dtype (variant NULL: none).
+   1 when the variant is there, 0 when not, -1 when the text is not a results CSV. */
 int csv_find(const char *text, const char *stage, const char *variant, const char *op,
              const char *dtype, csv_hit *hit);
 
-/* The rows of stage in a results CSV and those whose check is FAIL: 0, or -1 as above. */
-int csv_count(const char *text, const char *stage, size_t *rows, size_t *failed);
-
-/* s[0..len) as a JSON string literal: quotes, backslashes and control characters escaped, valid
-   UTF-8 kept, each byte of an invalid sequence \ufffd. malloc'd; NULL when memory runs out. */
+/* s[0..len) as a JSON string literal (malloc'd): quotes, backslashes and control characters
+   escaped, valid UTF-8 kept, each byte of an invalid sequence \ufffd. */
 char *json_string(const char *s, size_t len);
 
 /* The lines of a long output that name a failure (at most 20), then its last tail_lines lines
    (the whole text when it has at most 2 * tail_lines lines), cut to max_bytes. malloc'd. */
 char *output_excerpt(const char *text, size_t len, size_t tail_lines, size_t max_bytes);
 
-/* compute-sanitizer's findings in one run's output: the count of its "ERROR SUMMARY: N errors"
-   or "RACECHECK SUMMARY: N hazards" line (the larger), -1 when it has neither (the tool did not
-   finish). */
+/* The N of compute-sanitizer's "ERROR SUMMARY: N errors" or "RACECHECK SUMMARY: N hazards" in
+   one run's output (the larger), -1 when it has neither (the tool did not finish). */
 int sanitizer_findings(const char *text);
 
-/* The tool's first report, for a student: its "=========" lines from the first finding, at
-   most max_lines, up to the blank line or the host backtrace that ends it, each cut to 160
-   characters; then the summary line. "" when there is none. malloc'd. */
+/* The tool's first report (malloc'd; "" when none): its "=========" lines from the first
+   finding to the blank line or host backtrace that ends it, at most max_lines, each cut to 160
+   characters, then the summary line. */
 char *sanitizer_report(const char *text, size_t max_lines);
 
 /* The "# sm_count: N" of a results CSV; 0 when it has none. */

@@ -4,16 +4,15 @@
  *   build/results plot RESULTS_DIR OUT_DIR
  *       every plot the data allows, as PNG, into OUT_DIR (the gnuplot scripts: plots/ beside
  *       build/, else ./plots)
- *   build/results tables RESULTS_DIR [--write] [--root DIR]
- *       the generated blocks of the stage READMEs and README.md, and BENCHMARKS.md;
- *       without --write prints a diff of what would change and writes nothing
+ *   build/results tables RESULTS_DIR [--write]
+ *       the generated blocks of the stage READMEs and README.md, and BENCHMARKS.md, in the
+ *       current folder; without --write prints a diff of what would change and writes nothing
  *
  * RESULTS_DIR holds run.csv, sweep.csv, rows.csv, softmax.csv, shapes.csv, peer.csv,
  * allreduce*.csv and profile.csv; any may be missing (what needs it is skipped with a note).
  * Exit status: 0 ok, 1 a malformed CSV (one line naming file:line) or a plot gnuplot could not
  * draw, 2 usage, 3 gnuplot missing (plot).
  */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "results.h"
 
 #include <limits.h>
@@ -39,18 +38,16 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         fputs("usage: results plot RESULTS_DIR OUT_DIR\n"
-              "       results tables RESULTS_DIR [--write] [--root DIR]\n",
+              "       results tables RESULTS_DIR [--write]\n",
               stdout);
         return 0;
     }
-    const char *pos[2] = {NULL, NULL}, *root = NULL;
+    const char *pos[2] = {NULL, NULL};
     int npos = 0, write = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--write") == 0)
             write = 1;
-        else if (strcmp(a, "--root") == 0 && i + 1 < argc)
-            root = argv[++i];
         else if (a[0] == '-' && a[1])
             return usage("unknown or incomplete option '%s'", a);
         else if (npos < 2)
@@ -62,7 +59,7 @@ int main(int argc, char **argv)
     if (!is_plot && !is_tables) return usage("unknown command '%s'", cmd);
     if (npos != (is_plot ? 2 : 1))
         return usage(is_plot ? "plot needs RESULTS_DIR and OUT_DIR" : "needs RESULTS_DIR", NULL);
-    if ((write || root) && !is_tables) return usage("--write and --root go with tables", NULL);
+    if (write && !is_tables) return usage("--write goes with tables", NULL);
     struct stat st;
     if (stat(pos[0], &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "results: no results folder '%s' (run 'make run' and 'make sweep' first)\n",
@@ -75,19 +72,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "results: %s\n", err);
         return 1;
     }
-    for (int k = 0; k < F_COUNT; k++) {
+    for (int k = 0; k < F_COUNT; k++)
         if (s.f[k].n_fail_rows)
             fprintf(stderr, "results: %s: %zu row(s) whose check is FAIL are not drawn or used\n",
                     s.f[k].name, s.f[k].n_fail_rows);
-        if (k != F_PEER && s.f[k].present && s.f[F_PEER].present &&
-            strcmp(s.f[k].gpu, s.f[F_PEER].gpu) != 0)
-            fprintf(
-                stderr,
-                "results: %s was measured on %s, peer.csv on %s: no torch ratios between them\n",
-                s.f[k].name, s.f[k].gpu, s.f[F_PEER].gpu);
-    }
     int rc;
-    char dir[PATH_MAX], rd[PATH_MAX + 16], rr[PATH_MAX];
+    char dir[PATH_MAX], rd[PATH_MAX + 16];
     if (is_plot) {
         /* the scripts: plots/ beside the program (build/results), else ./plots */
         const char *slash = strrchr(argv[0], '/');
@@ -96,18 +86,10 @@ int main(int argc, char **argv)
         if (!slash || stat(rd, &st) != 0) snprintf(dir, sizeof dir, "plots");
         rc = res_plot(&s, dir, pos[1]);
     } else {
-        /* the results folder as the tables show it: relative to root when inside it */
-        if (!root) root = ".";
-        int real = realpath(root, rr) && realpath(pos[0], rd);
-        size_t k = real ? strlen(rr) : 0, n = strlen(pos[0]);
+        size_t n = strlen(pos[0]); /* the folder as the tables name it: "plots/reference/" */
         while (n > 1 && pos[0][n - 1] == '/') n--;
-        if (real && strncmp(rd, rr, k) == 0 && rd[k] == '/')
-            snprintf(dir, sizeof dir, "%s/", rd + k + 1);
-        else if (real && strcmp(rd, rr) == 0)
-            snprintf(dir, sizeof dir, "./");
-        else
-            snprintf(dir, sizeof dir, "%.*s/", (int)n, pos[0]);
-        rc = res_tables(&s, root, dir, write);
+        snprintf(dir, sizeof dir, "%.*s/", (int)n, pos[0]);
+        rc = res_tables(&s, ".", dir, write);
     }
     res_free(&s);
     return rc;

@@ -477,186 +477,138 @@ static void plot_softmax(plot_ctx *c, const res_set *s)
 
 #define MAX_SHAPES 32
 
-typedef struct {
-    char title[96];
-    unsigned rgb;
-    double v[MAX_SHAPES];    /* percent per shape; NAN: not measured */
-    double mark[MAX_SHAPES]; /* a mark over the bar (the serialised floor); NAN: none */
-} bar_series;
-
-/* The serialised floor of a softmax shape (read_stream + write_stream time of shapes.csv) as a
-   percent of the copy at that shape and dtype: where a kernel at the floor would stand. */
-static double floor_vs_copy(const res_file *sh, dtype dt, size_t rows, size_t cols)
+/* The entry of f at e's shape and dtype (as its op or any op, op -1) of stage/variant. */
+static const res_entry *at(const res_file *f, const char *stage, const char *variant, int op,
+                           dtype dt, const size_t *shape)
 {
-    const res_entry *c = res_find(sh, NULL, "baseline", "copy", -1, dt, rows, cols);
-    const res_entry *r = res_find(sh, NULL, "baseline", "read_stream", OP_SOFTMAX, dt, rows, cols);
-    const res_entry *w = res_find(sh, NULL, "baseline", "write_stream", OP_SOFTMAX, dt, rows, cols);
-    if (!r) r = res_find(sh, NULL, "baseline", "read_stream", OP_LOGSOFTMAX, dt, rows, cols);
-    if (!w) w = res_find(sh, NULL, "baseline", "write_stream", OP_LOGSOFTMAX, dt, rows, cols);
+    return res_find(f, NULL, stage, variant, op, dt, shape[0], shape[1]);
+}
+
+/* The serialised floor of a softmax shape (read_stream + write_stream time) as a percent of the
+   copy at that shape and dtype: where a kernel at the floor would stand. */
+static double floor_vs_copy(const res_file *sh, dtype dt, const size_t *shape)
+{
+    const res_entry *c = at(sh, "baseline", "copy", -1, dt, shape), *r, *w;
+    if (!(r = at(sh, "baseline", "read_stream", OP_SOFTMAX, dt, shape)))
+        r = at(sh, "baseline", "read_stream", OP_LOGSOFTMAX, dt, shape);
+    if (!(w = at(sh, "baseline", "write_stream", OP_SOFTMAX, dt, shape)))
+        w = at(sh, "baseline", "write_stream", OP_LOGSOFTMAX, dt, shape);
     return res_has(c) && res_has(r) && res_has(w)
                ? 100 * c->median_us / (r->median_us + w->median_us)
                : NAN;
 }
 
-/* percent of the same shape's ceiling in shapes.csv (base: "copy" or "read_stream") */
-static double pct_vs(const res_file *sh, const res_entry *e, const char *base)
-{
-    if (!res_has(e)) return NAN;
-    const res_entry *c = res_find(sh, NULL, "baseline", base, -1, e->dt, e->rows, e->cols);
-    return res_has(c) && c->gbps > 0 ? 100 * e->gbps / c->gbps : NAN;
-}
-
-/* Writes name.dat (one line per shape: label, then each series), name_marks.dat (the marks
-   over the bars) and name.vars, then draws it. */
-static void emit_bars(plot_ctx *c, const res_file *src, const char *name, const char *title,
-                      const char *ylabel, const size_t (*shape)[2], size_t nsh, const bar_series *B,
-                      size_t nb)
-{
-    char file[160];
-    snprintf(file, sizeof file, "%s.dat", name);
-    FILE *f = open_in(c, file);
-    if (!f) return;
-    double top = 100;
-    for (size_t i = 0; i < nsh; i++) {
-        fprintf(f, "\"%zux%zu\"", shape[i][0], shape[i][1]);
-        for (size_t k = 0; k < nb; k++) {
-            if (isnan(B[k].v[i]))
-                fputs(" NaN", f);
-            else
-                fprintf(f, " %.4g", B[k].v[i]);
-            if (B[k].v[i] > top) top = B[k].v[i];
-        }
-        fputc('\n', f);
-    }
-    fclose(f);
-    snprintf(file, sizeof file, "%s_marks.dat", name);
-    if (!(f = open_in(c, file))) return;
-    /* clustered histogram: group i centred at x = i, nb bars of width 1 / (nb + gap 1) */
-    double half = 0.5 * nb / (nb + 1.0), bw = 1 / (nb + 1.0);
-    size_t nmarks = 0;
-    for (size_t k = 0; k < nb; k++)
-        for (size_t i = 0; i < nsh; i++)
-            if (!isnan(B[k].mark[i])) {
-                fprintf(f, "%.4f %.4g %.4f\n", i - half + k * bw, B[k].mark[i], bw);
-                nmarks++;
-                if (B[k].mark[i] > top) top = B[k].mark[i];
-            }
-    if (!nmarks) fputs("0 NaN 0\n", f); /* gnuplot wants a point, even one it cannot draw */
-    fclose(f);
-    snprintf(file, sizeof file, "%s.vars", name);
-    if (!(f = open_in(c, file))) return;
-    vars_header(f, src->gpu, src->date, src->name);
-    fprintf(f, "name = '%s'\nttl = ", name);
-    gq(f, title);
-    fputs("\nylab = ", f);
-    gq(f, ylabel);
-    fprintf(f,
-            "\nngroups = %zu\nns = %zu\narray T[%zu]\narray COL[%zu]\nymax = %.4g\nmarks = %zu\n",
-            nsh, nb, nb, nb, top * 1.08, nmarks);
-    for (size_t k = 0; k < nb; k++) {
-        fprintf(f, "T[%zu] = ", k + 1);
-        gq(f, B[k].title);
-        fprintf(f, "\nCOL[%zu] = %u\n", k + 1, B[k].rgb);
-    }
-    fclose(f);
-    draw(c, "shapes", name, name);
-}
-
+/* Grouped bars per real-world shape: percent of the same shape's ceiling for 06's and 07's
+   dispatch, cuBLAS (row sums) and PyTorch per dtype, each softmax bar marked at the serialised
+   floor. Writes name.dat (a line per shape), name_marks.dat and name.vars, then draws. */
 static void plot_shapes(plot_ctx *c, const res_set *s)
 {
     const res_file *sh = &s->f[F_SHAPES], *peer = &s->f[F_PEER];
-    if (!sh->present) {
-        note_missing(s, "shapes", "shapes.csv");
-        return;
-    }
-    /* a dark and a light tone per dtype: the lesson's dispatch dark, the peer light */
-    static const unsigned dark[3] = {0x0072b2, 0xb35a00, 0x00785a};
-    static const unsigned light[3] = {0x8cc4e8, 0xf2c27a, 0x8fd9bf};
-    static const unsigned third[3] = {0x2f3f6f, 0x6f3a10, 0x1f4f3f};
+    if (!sh->present) note_missing(s, "shapes", "shapes.csv");
+    /* per kind of bar (the lesson's dispatch, cuBLAS, the peer) a tone per dtype */
+    static const unsigned rgb[3][3] = {{0x0072b2, 0xb35a00, 0x00785a},
+                                       {0x2f3f6f, 0x6f3a10, 0x1f4f3f},
+                                       {0x8cc4e8, 0xf2c27a, 0x8fd9bf}};
     static const op_kind ops[3] = {OP_SOFTMAX, OP_LOGSOFTMAX, OP_ROWSUM};
-    for (int o = 0; o < 3; o++) {
+    for (int o = 0; sh->present && o < 3; o++) {
         int rowsum = ops[o] == OP_ROWSUM;
-        const char *stage = NULL;
-        for (size_t i = 0; i < sh->n && !stage; i++)
-            if (strcmp(sh->e[i].variant, "dispatch") == 0 && sh->e[i].op == ops[o] &&
-                strncmp(sh->e[i].stage, rowsum ? "06_" : "07_", 3) == 0)
-                stage = sh->e[i].stage;
-        char name[48];
+        const char *stage = NULL, *torch = res_torch_variant(ops[o]);
+        size_t shape[MAX_SHAPES][2], nsh = 0, nb = 0, nmarks = 0, k, i;
+        char name[48], title[200], file[160];
+        for (i = 0; i < sh->n; i++) {
+            const res_entry *e = &sh->e[i];
+            if (strcmp(e->variant, "dispatch") || e->op != ops[o] ||
+                strncmp(e->stage, rowsum ? "06_" : "07_", 3) || (stage && strcmp(e->stage, stage)))
+                continue;
+            stage = e->stage;
+            for (k = 0; k < nsh && !(shape[k][0] == e->rows && shape[k][1] == e->cols); k++) {}
+            if (k == nsh && nsh < MAX_SHAPES) shape[nsh][0] = e->rows, shape[nsh++][1] = e->cols;
+        }
         snprintf(name, sizeof name, "shapes_%s", op_name(ops[o]));
         if (!stage) {
-            fprintf(stderr, "results: %s: no %s dispatch rows of %s in %s/shapes.csv; skipped\n",
-                    name, op_name(ops[o]), rowsum ? "06" : "07", s->dir);
+            fprintf(stderr, "results: %s: no dispatch rows in %s/shapes.csv; skipped\n", name,
+                    s->dir);
             continue;
         }
-        size_t shape[MAX_SHAPES][2], nsh = 0;
-        for (size_t i = 0; i < sh->n; i++) {
-            const res_entry *e = &sh->e[i];
-            if (strcmp(e->stage, stage) || strcmp(e->variant, "dispatch") || e->op != ops[o])
-                continue;
-            size_t j = 0;
-            while (j < nsh && !(shape[j][0] == e->rows && shape[j][1] == e->cols)) j++;
-            if (j == nsh && nsh < MAX_SHAPES) {
-                shape[nsh][0] = e->rows;
-                shape[nsh][1] = e->cols;
-                nsh++;
-            }
-        }
-        static bar_series B[12];
-        size_t nb = 0;
-        const char *ceil = rowsum ? "read_stream" : "copy";
-        const char *torch = res_torch_variant(ops[o]);
-        for (int d = DT_F32; d <= DT_BF16; d++) {
-            /* the dispatch, cuBLAS (row sums) and torch, each where it has any point */
-            for (int w = 0; w < 3; w++) {
-                if (w == 1 && !rowsum) continue;
-                bar_series *b = &B[nb];
+        static double v[12][MAX_SHAPES], mark[12][MAX_SHAPES];
+        static unsigned col[12];
+        static char titles[12][96];
+        for (int d = DT_F32; d <= DT_BF16; d++)
+            for (int w = 0; w < 3; w++) { /* the dispatch, cuBLAS (row sums), torch */
                 int any = 0;
-                for (size_t i = 0; i < nsh; i++) {
-                    const res_entry *e;
-                    if (w == 0)
-                        e = res_find(sh, NULL, stage, "dispatch", (int)ops[o], (dtype)d,
-                                     shape[i][0], shape[i][1]);
-                    else if (w == 1)
-                        e = res_find(sh, NULL, "baseline", "cublas_gemv", OP_ROWSUM, (dtype)d,
-                                     shape[i][0], shape[i][1]);
-                    else {
-                        e = res_find(sh, NULL, "peer", torch, (int)ops[o], (dtype)d, shape[i][0],
-                                     shape[i][1]);
-                        if (!e)
-                            e = res_find(peer, NULL, "peer", torch, (int)ops[o], (dtype)d,
-                                         shape[i][0], shape[i][1]);
-                    }
-                    b->v[i] = w == 0 ? (res_has(e) ? e->pct : NAN) : pct_vs(sh, e, ceil);
-                    b->mark[i] = rowsum || isnan(b->v[i])
-                                     ? NAN
-                                     : floor_vs_copy(sh, (dtype)d, shape[i][0], shape[i][1]);
-                    any |= !isnan(b->v[i]);
+                for (i = 0; i < nsh && (w != 1 || rowsum); i++) {
+                    const res_entry *e =
+                        w == 0   ? at(sh, stage, "dispatch", ops[o], (dtype)d, shape[i])
+                        : w == 1 ? at(sh, "baseline", "cublas_gemv", OP_ROWSUM, (dtype)d, shape[i])
+                                 : at(sh, "peer", torch, ops[o], (dtype)d, shape[i]);
+                    if (w == 2 && !e) e = at(peer, "peer", torch, ops[o], (dtype)d, shape[i]);
+                    const res_entry *b =
+                        at(sh, "baseline", rowsum ? "read_stream" : "copy", -1, (dtype)d, shape[i]);
+                    v[nb][i] = !res_has(e)                 ? NAN
+                               : w == 0                    ? e->pct
+                               : res_has(b) && b->gbps > 0 ? 100 * e->gbps / b->gbps
+                                                           : NAN;
+                    mark[nb][i] =
+                        rowsum || isnan(v[nb][i]) ? NAN : floor_vs_copy(sh, (dtype)d, shape[i]);
+                    any |= !isnan(v[nb][i]);
                 }
                 if (!any) continue;
                 const char *dn = dtype_name((dtype)d);
-                if (w == 0)
-                    snprintf(b->title, sizeof b->title, "%s dispatch %s", stage, dn);
-                else if (w == 1)
-                    snprintf(b->title, sizeof b->title, "cuBLAS Sgemv %s", dn);
-                else
-                    snprintf(b->title, sizeof b->title, "PyTorch %s %s", torch, dn);
-                b->rgb = w == 0 ? dark[d] : w == 1 ? third[d] : light[d];
-                nb++;
+                if (w == 0) snprintf(titles[nb], 96, "%s dispatch %s", stage, dn);
+                if (w == 1) snprintf(titles[nb], 96, "cuBLAS Sgemv %s", dn);
+                if (w == 2) snprintf(titles[nb], 96, "PyTorch %s %s", torch, dn);
+                col[nb++] = rgb[w][d];
             }
-        }
         if (nb == 0) {
             fprintf(stderr, "results: %s: no ok rows in %s/shapes.csv; skipped\n", name, s->dir);
             continue;
         }
-        char title[160];
+        /* a clustered histogram: group i centred at x = i, nb bars of width 1 / (nb + gap 1) */
+        double top = 100, half = 0.5 * nb / (nb + 1.0), bw = 1 / (nb + 1.0);
+        snprintf(file, sizeof file, "%s.dat", name);
+        FILE *f = open_in(c, file), *m = NULL;
+        for (i = 0; f && i < nsh; i++) {
+            fprintf(f, "\"%zux%zu\"", shape[i][0], shape[i][1]);
+            for (k = 0; k < nb; k++) {
+                fprintf(f, isnan(v[k][i]) ? " NaN" : " %.4g", v[k][i]);
+                if (v[k][i] > top) top = v[k][i];
+            }
+            fputc('\n', f);
+        }
+        snprintf(file, sizeof file, "%s_marks.dat", name);
+        if (!f || fclose(f) || !(m = open_in(c, file))) continue;
+        for (k = 0; k < nb; k++)
+            for (i = 0; i < nsh; i++)
+                if (!isnan(mark[k][i])) {
+                    fprintf(m, "%.4f %.4g %.4f\n", i - half + k * bw, mark[k][i], bw);
+                    nmarks++;
+                    if (mark[k][i] > top) top = mark[k][i];
+                }
+        if (!nmarks) fputs("0 NaN 0\n", m); /* gnuplot wants a point, even one it cannot draw */
+        fclose(m);
+        snprintf(file, sizeof file, "%s.vars", name);
+        if (!(f = open_in(c, file))) continue;
+        vars_header(f, sh->gpu, sh->date, sh->name);
         snprintf(title, sizeof title, "%s at real-world shapes (rows x cols): %% of the %s",
                  rowsum                 ? "Row sums"
                  : ops[o] == OP_SOFTMAX ? "Softmax"
                                         : "Log-softmax",
                  rowsum ? "read-only stream" : "device-to-device copy");
-        emit_bars(c, sh, name, title,
-                  rowsum ? "% of the read ceiling (same shape)" : "% of copy (same shape)",
-                  (const size_t(*)[2])shape, nsh, B, nb);
+        fprintf(f, "name = '%s'\nttl = ", name);
+        gq(f, title);
+        fputs("\nylab = ", f);
+        gq(f, rowsum ? "% of the read ceiling (same shape)" : "% of copy (same shape)");
+        fprintf(
+            f,
+            "\nngroups = %zu\nns = %zu\narray T[%zu]\narray COL[%zu]\nymax = %.4g\nmarks = %zu\n",
+            nsh, nb, nb, nb, top * 1.08, nmarks);
+        for (k = 0; k < nb; k++) {
+            fprintf(f, "T[%zu] = ", k + 1);
+            gq(f, titles[k]);
+            fprintf(f, "\nCOL[%zu] = %u\n", k + 1, col[k]);
+        }
+        fclose(f);
+        draw(c, "shapes", name, name);
     }
 }
 
