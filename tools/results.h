@@ -49,18 +49,10 @@ typedef struct {
     size_t n_fail_rows; /* rows whose check is FAIL */
 } res_file;
 
-/* profile.csv (DESIGN.md, Evidence): one row per profiled variant and shape. */
-enum {
-    PM_DURATION_US,
-    PM_DRAM_PCT,
-    PM_OCCUPANCY_PCT,
-    PM_REGISTERS,
-    PM_LANES,
-    PM_BANK_CONFLICTS,
-    PM_SECTORS,
-    PM_BYTES_IN_FLIGHT,
-    PM_COUNT
-};
+/* profile.csv (DESIGN.md, Evidence): one row per profiled variant and shape; its metrics, in
+   the order of its columns: duration, DRAM %, occupancy %, registers, lanes, bank conflicts,
+   sectors per request, bytes in flight per SM. */
+enum { PM_DURATION_US, PM_LANES = 4, PM_BANK_CONFLICTS, PM_BYTES_IN_FLIGHT = 7, PM_COUNT };
 typedef struct {
     char gpu[64], stage[32], variant[64], op[16], dt[8];
     size_t rows, cols;

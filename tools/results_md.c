@@ -240,6 +240,8 @@ static const char *torch_title(op_kind op)
                               : "PyTorch torch.log_softmax";
 }
 
+static void bench_wide(const res_file *f, op_kind op, int by_cols, const char *readme, sbuf *b);
+
 /* ---- a stage README: the results block ------------------------------------------------ */
 
 /* The stage at the standard size: the ops that no sweep of this block shows. */
@@ -337,49 +339,6 @@ static void stage_sweep(const res_set *s, const res_file *f, const char *stage, 
               "\n%s over cols (rows = %s / cols), GB/s; a blank: the variant does not take that "
               "row length:\n\n",
               op == OP_ROWSUM ? "Row sums" : "Softmax", el);
-    tab_emit(&t, b);
-}
-
-/* The stage's `dispatch` at the real-world shapes of shapes.csv: % of the copy, % of the
-   serialised floor and x PyTorch per dtype (softmax). */
-static void stage_shapes(const res_set *s, const char *stage, sbuf *b)
-{
-    const res_file *sh = &s->f[F_SHAPES];
-    mdtab t = {0};
-    tab_col(&t, "shape", 0, 0);
-    for (int d = DT_F32; d <= DT_BF16; d++) {
-        const char *what[3] = {"% of copy", "% of floor", "x PyTorch"};
-        for (int w = 0; w < 3; w++) {
-            char h[TAB_CELL];
-            snprintf(h, sizeof h, "%s %s", dtype_name((dtype)d), what[w]);
-            tab_col(&t, h, 1, 1);
-        }
-    }
-    for (size_t i = 0; i < sh->n; i++) {
-        const res_entry *e = &sh->e[i];
-        if (strcmp(e->stage, stage) || strcmp(e->variant, "dispatch") || e->op != OP_SOFTMAX ||
-            e->dt != DT_F32)
-            continue;
-        tab_row(&t, shape_of(e), NULL);
-        for (int d = DT_F32; d <= DT_BF16; d++) {
-            const res_entry *x =
-                res_find(sh, NULL, stage, "dispatch", OP_SOFTMAX, (dtype)d, e->rows, e->cols);
-            if (!x) continue;
-            tab_set(&t, 1 + 3 * (size_t)d, res_has(x) ? fmt(x->pct, F_PCT) : "FAIL");
-            tab_set(&t, 2 + 3 * (size_t)d, fmt(val(x, x->pct_floor), F_PCT));
-            tab_set(&t, 3 + 3 * (size_t)d, fmt(val(x, x->x_torch), F_X));
-        }
-    }
-    int floor = 0;
-    for (size_t i = 0; i < sh->n; i++)
-        floor |= !strcmp(sh->e[i].stage, stage) && !isnan(sh->e[i].pct_floor);
-    if (t.nrow)
-        sb_printf(b,
-                  "\n`dispatch` at real-world shapes (softmax): percent of the copy, %sGB/s over "
-                  "PyTorch's:\n\n",
-                  floor ? "percent of the serialised floor (read-only stream "
-                          "time + write-only stream time at that shape, the same run) and "
-                        : "and ");
     tab_emit(&t, b);
 }
 
@@ -508,7 +467,21 @@ int res_md_stage_results(const res_set *s, const char *stage, const char *label,
     stage_standard(s, stage, swept, b);
     if (swept[OP_ROWSUM]) stage_sweep(s, rows, stage, OP_ROWSUM, b);
     if (swept[OP_SOFTMAX]) stage_sweep(s, sm, stage, OP_SOFTMAX, b);
-    stage_shapes(s, stage, b);
+    const res_file *sh = &s->f[F_SHAPES];
+    int floor = 0, any = 0;
+    for (size_t i = 0; i < sh->n; i++) {
+        floor |= !strcmp(sh->e[i].stage, stage) && !isnan(sh->e[i].pct_floor);
+        any |= !strcmp(sh->e[i].stage, stage) && !strcmp(sh->e[i].variant, "dispatch") &&
+               sh->e[i].op == OP_SOFTMAX && sh->e[i].dt == DT_F32;
+    }
+    if (any)
+        sb_printf(b,
+                  "\n`dispatch` at real-world shapes (softmax): percent of the copy, %sGB/s over "
+                  "PyTorch's:\n\n",
+                  floor ? "percent of the serialised floor (read-only stream time + write-only "
+                          "stream time at that shape, the same run) and "
+                        : "and ");
+    if (any) bench_wide(sh, OP_SOFTMAX, 0, stage, b);
     return 0;
 }
 
@@ -660,11 +633,13 @@ static void bench_final(const res_set *s, const char *label, sbuf *b)
 
 /* One wide table over the shapes (in file order) or the cols (sorted) of f: per dtype the final
    kernel's GB/s, % of ceiling, % of the serialised floor (shapes only) and x PyTorch; for row
-   sums also x CUB and x cuBLAS (f32). */
-static void bench_wide(const res_file *f, op_kind op, int by_cols, sbuf *b)
+   sums also x CUB and x cuBLAS (f32). readme: without the GB/s and the heading, and only when
+   the final kernel is stage's `dispatch` (07's README block). */
+static void bench_wide(const res_file *f, op_kind op, int by_cols, const char *readme, sbuf *b)
 {
     const char *stage, *v[16];
     if (final_kernels(f, (int)op, DT_F32, &stage, v, 16) == 0) return;
+    if (readme && (strcmp(stage, readme) || strcmp(v[0], "dispatch"))) return;
     const res_entry *row[64];
     size_t nr = 0;
     for (size_t i = 0; i < f->n && nr < 64; i++) {
@@ -679,11 +654,11 @@ static void bench_wide(const res_file *f, op_kind op, int by_cols, sbuf *b)
     mdtab t = {0};
     tab_col(&t, by_cols ? "cols" : "shape", by_cols, 0);
     if (by_cols) tab_col(&t, "rows", 1, 0);
-    const size_t c0 = t.ncol;
+    const size_t c0 = t.ncol, per = readme ? 3 : 4;
     const char *what[4] = {"GB/s", op == OP_ROWSUM ? "% of ceiling" : "% of copy", "% of floor",
                            "x PyTorch"};
     for (int d = DT_F32; d <= DT_BF16; d++)
-        for (int w = 0; w < 4; w++) {
+        for (int w = readme != NULL; w < 4; w++) {
             char h[TAB_CELL];
             snprintf(h, sizeof h, "%s %s", dtype_name((dtype)d), what[w]);
             tab_col(&t, h, 1, 1);
@@ -697,21 +672,22 @@ static void bench_wide(const res_file *f, op_kind op, int by_cols, sbuf *b)
         for (int d = DT_F32; d <= DT_BF16; d++) {
             const res_entry *x =
                 res_find(f, NULL, stage, v[0], (int)op, (dtype)d, row[r]->rows, row[r]->cols);
-            size_t c = c0 + 4 * (size_t)d;
+            size_t c = c0 + per * (size_t)d - (readme != NULL); /* c: the GB/s column */
             if (!x) continue;
-            tab_set(&t, c, gbps_of(x));
+            if (!readme) tab_set(&t, c, gbps_of(x));
             tab_set(&t, c + 1, fmt(val(x, x->pct), F_PCT));
             if (!by_cols) tab_set(&t, c + 2, fmt(val(x, x->pct_floor), F_PCT));
             tab_set(&t, c + 3, fmt(val(x, x->x_torch), F_X));
         }
-        tab_set(&t, c0 + 12, fmt(val(row[r], row[r]->x_cub), F_X));
-        tab_set(&t, c0 + 13, fmt(val(row[r], row[r]->x_gemv), F_X));
+        tab_set(&t, c0 + 3 * per, fmt(val(row[r], row[r]->x_cub), F_X));
+        tab_set(&t, c0 + 3 * per + 1, fmt(val(row[r], row[r]->x_gemv), F_X));
     }
-    sb_printf(b, "\n### %s %s: %s/%s\n\n",
-              op == OP_ROWSUM    ? "Row sums"
-              : op == OP_SOFTMAX ? "Softmax"
-                                 : "Log-softmax",
-              by_cols ? "over cols" : "at real-world shapes", stage, v[0]);
+    if (!readme)
+        sb_printf(b, "\n### %s %s: %s/%s\n\n",
+                  op == OP_ROWSUM    ? "Row sums"
+                  : op == OP_SOFTMAX ? "Softmax"
+                                     : "Log-softmax",
+                  by_cols ? "over cols" : "at real-world shapes", stage, v[0]);
     tab_emit(&t, b);
 }
 
@@ -782,13 +758,13 @@ void res_md_benchmarks(const res_set *s, const char *label, sbuf *b)
               "floor\": floor time over the kernel's time).\n");
     if (!s->f[F_SHAPES].present) missing(b, label, "shapes.csv");
     for (int op = OP_SOFTMAX; op <= OP_LOGSOFTMAX; op++)
-        bench_wide(&s->f[F_SHAPES], (op_kind)op, 0, b);
-    bench_wide(&s->f[F_SHAPES], OP_ROWSUM, 0, b);
+        bench_wide(&s->f[F_SHAPES], (op_kind)op, 0, NULL, b);
+    bench_wide(&s->f[F_SHAPES], OP_ROWSUM, 0, NULL, b);
     sb_add(b, "\n## Sweeps\n");
     bench_sum_sweep(s, label, b);
-    bench_wide(&s->f[F_ROWS], OP_ROWSUM, 1, b);
+    bench_wide(&s->f[F_ROWS], OP_ROWSUM, 1, NULL, b);
     for (int op = OP_SOFTMAX; op <= OP_LOGSOFTMAX; op++)
-        bench_wide(&s->f[F_SOFTMAX], (op_kind)op, 1, b);
+        bench_wide(&s->f[F_SOFTMAX], (op_kind)op, 1, NULL, b);
     const char *ar = NULL; /* the all-reduce stage (08) */
     for (size_t a = 0; a < s->n_ar && !ar; a++) ar = last_stage(&s->ar[a], OP_ALLREDUCE, DT_F32);
     sb_add(b, "\n## All-reduce across GPUs\n\nEach GPU holds n floats; afterwards every GPU holds "
