@@ -1025,19 +1025,14 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(argv[0], NULL, NULL), 0;
         if (!v) return usage(argv[0], "%s is missing its value, or an unknown flag", a);
+        const char *names[] = {"--stages",    "--thresholds",        "--build", "--out",
+                               "--build-log", "--compute-sanitizer", NULL},
+                   **dest[] = {&stages_arg, &o.thresholds, &o.build,
+                               &o.out,      &o.build_log,  &o.sanitizer};
+        int k = list_index(a, names);
         i++;
-        if (!strcmp(a, "--stages"))
-            stages_arg = v;
-        else if (!strcmp(a, "--thresholds"))
-            o.thresholds = v;
-        else if (!strcmp(a, "--build"))
-            o.build = v;
-        else if (!strcmp(a, "--out"))
-            o.out = v;
-        else if (!strcmp(a, "--build-log"))
-            o.build_log = v;
-        else if (!strcmp(a, "--compute-sanitizer"))
-            o.sanitizer = v;
+        if (k >= 0)
+            *dest[k] = v;
         else if (!strcmp(a, "--sanitizers") && parse_tools(v, &o.tools))
             return usage(argv[0],
                          "--sanitizers takes a comma list of memcheck, racecheck, synccheck and "

@@ -72,7 +72,6 @@ typedef struct {
     res_file ar[RES_MAX_AR]; /* stage 08: its all-reduce files, by name */
     size_t n_ar;
     prof_file prof;
-    char *sanitize; /* the text of sanitize.txt (make sanitize's summary); NULL if missing */
 } res_set;
 
 extern const char *const res_file_names[F_COUNT]; /* "run.csv", ... */

@@ -369,8 +369,6 @@ static size_t largest_n(const res_file *f, const char *stage, const char *varian
    two where there are more than 8 sizes (a README block). */
 static void ar_tables(const res_set *s, const char *stage, const char *label, int all_n, sbuf *b)
 {
-    mdtab sum = {0};
-    tab_cols(&sum, "GPUs|variant|n|GB/s|read ceiling GB/s|% of ceiling", 2, 99);
     for (size_t a = 0; a < s->n_ar; a++) {
         const res_file *f = &s->ar[a];
         size_t g[16], ng = 0;
@@ -378,6 +376,7 @@ static void ar_tables(const res_set *s, const char *stage, const char *label, in
             if (!strcmp(f->e[i].stage, stage)) add_size(g, &ng, 16, f->e[i].rows);
         for (size_t k = 0; k < ng; k++) {
             const char *v[8], *first = NULL;
+            sbuf sums = {0};
             size_t nv = variants_of(f, stage, OP_ALLREDUCE, DT_F32, v, 8), ns[64], nn = 0;
             for (size_t i = 0; i < f->n; i++) {
                 const res_entry *e = &f->e[i];
@@ -386,14 +385,14 @@ static void ar_tables(const res_set *s, const char *stage, const char *label, in
                     add_size(ns, &nn, 64, e->cols);
                     first = e->gpu;
                 } else if (e->op == OP_SUM && e->cols == largest_n(f, stage, e->variant, g[k])) {
-                    char G[16], n[32];
-                    snprintf(G, sizeof G, "%zu", g[k]);
+                    char n[32];
                     res_pow2(e->cols, n, sizeof n);
-                    tab_row(&sum, G, e->variant, n, gbps_of(e), fmt(val(e, e->ceiling), F_GBPS),
-                            fmt(val(e, e->pct), F_PCT), NULL);
+                    sb_printf(&sums,
+                              "\n`%s`, the full sum of n = %s floats split across the GPUs: "
+                              "%s GB/s, %s%% of every GPU reading its part at once.\n",
+                              e->variant, n, gbps_of(e), fmt(val(e, e->pct), F_PCT));
                 }
             }
-            if (!nn) continue;
             mdtab t = {0};
             char h[TAB_CELL], cell[TAB_CELL];
             int nccl = -1;
@@ -429,20 +428,20 @@ static void ar_tables(const res_set *s, const char *stage, const char *label, in
                                 fmt(val(e, e->gbps / x->gbps), F_X));
                 }
             }
-            sb_printf(b,
-                      "\nAll-reduce on %zu GPU%s, **%s** (`%s%s`): busbw GB/s against n floats a "
-                      "GPU, with its percentage of the %s measured in the same run%s:\n\n",
-                      g[k], g[k] == 1 ? "" : "s", first, label, f->name,
-                      g[k] == 1 ? "device-to-device copy (one GPU: the all-reduce is a copy)"
-                                : "peer copy (every GPU copying 4n bytes to the next at once)",
-                      nccl >= 0 && nv > 1 ? ", and each variant's busbw over NCCL's" : "");
+            if (nn)
+                sb_printf(
+                    b,
+                    "\nAll-reduce on %zu GPU%s, **%s** (`%s%s`): busbw GB/s against n floats a "
+                    "GPU, with its percentage of the %s measured in the same run%s:\n\n",
+                    g[k], g[k] == 1 ? "" : "s", first, label, f->name,
+                    g[k] == 1 ? "device-to-device copy (one GPU: the all-reduce is a copy)"
+                              : "peer copy (every GPU copying 4n bytes to the next at once)",
+                    nccl >= 0 && nv > 1 ? ", and each variant's busbw over NCCL's" : "");
             tab_emit(&t, b);
+            if (sums.s) sb_add(b, sums.s);
+            sb_free(&sums);
         }
     }
-    if (sum.nrow)
-        sb_add(b, "\nThe full sum split across the GPUs at its largest n, against every GPU "
-                  "reading its part at once:\n\n");
-    tab_emit(&sum, b);
 }
 
 int res_md_stage_results(const res_set *s, const char *stage, const char *label, sbuf *b)
@@ -775,26 +774,6 @@ void res_md_benchmarks(const res_set *s, const char *label, sbuf *b)
         ar_tables(s, ar, label, 1, b);
     else
         sb_printf(b, "\nNo data: no `%sallreduce_<G>gpu.csv` yet.\n", label);
-    if (!s->sanitize) return;
-    sb_add(b, "\n## Sanitizers\n\n`make sanitize`: compute-sanitizer's four tools over every "
-              "variant at awkward sizes; the last result of each tool and program.\n\n```\n");
-    /* sanitize.txt may have later runs of some programs appended: each "tool program:" line
-       in the place it first took, with its last result */
-    const char *line[256];
-    size_t len[256], nl = 0;
-    for (const char *p = s->sanitize; *p;) {
-        size_t n = strcspn(p, "\n"), key = strcspn(p, ":"), k = 0;
-        for (; *p != '#' && n && key < n && k < nl; k++)
-            if (len[k] > key && strncmp(line[k], p, key + 1) == 0) break;
-        if (*p != '#' && n && key < n && nl < 256) {
-            line[k] = p;
-            len[k] = n;
-            nl += k == nl;
-        }
-        p += n + (p[n] == '\n');
-    }
-    for (size_t k = 0; k < nl; k++) sb_printf(b, "%.*s\n", (int)len[k], line[k]);
-    sb_add(b, "```\n");
 }
 
 /* ---- markers ------------------------------------------------------------------------- */
