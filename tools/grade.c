@@ -910,21 +910,14 @@ static int write_results(const char *path, const tests_t *ts, double total, doub
 
 static void print_table(const tests_t *ts, double total, double max)
 {
-    int ws = 5, wt = 4;
     char sc[32];
+    printf("\n%-16s  %-44s  %13s  %s\n", "stage", "test", "score", "status");
     for (size_t i = 0; i < ts->n; i++) {
-        int a = (int)strlen(ts->t[i].stage), b = (int)strlen(ts->t[i].label);
-        ws = a > ws ? a : ws;
-        wt = b > wt ? b : wt;
-    }
-    printf("\n%-*s  %-*s  %13s  %s\n", ws, "stage", wt, "test", "score", "status");
-    for (size_t i = 0; i < ts->n; i++) {
-        const test_rec *t = &ts->t[i];
-        snprintf(sc, sizeof sc, "%.2f/%.2f", t->score, t->max);
-        printf("%-*s  %-*s  %13s  %s\n", ws, t->stage, wt, t->label, sc, t->note);
+        snprintf(sc, sizeof sc, "%.2f/%.2f", ts->t[i].score, ts->t[i].max);
+        printf("%-16s  %-44s  %13s  %s\n", ts->t[i].stage, ts->t[i].label, sc, ts->t[i].note);
     }
     snprintf(sc, sizeof sc, "%.2f/%.2f", total, max);
-    printf("%-*s  %-*s  %13s\n", ws, "total", wt, "", sc);
+    printf("%-16s  %-44s  %13s\n", "total", "", sc);
 }
 
 /* ---- main ------------------------------------------------------------------ */

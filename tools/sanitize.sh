@@ -82,31 +82,23 @@ sanitize_one() {
     start=$(date +%s)
     k=0
     pairs=""
-    if [ "$prog" = test_gpu ]; then
-        log=$LDIR/${tool}_test_gpu.log
-        echo "\$ GPU_TEST_QUICK=1 GPU_TEST_STAGES='$gpu_stages' compute-sanitizer --tool $tool" \
-             "$extra --error-exitcode 1 $BUILD/test_gpu" > "$log"
-        # the baselines are tested only when every stage is: GPU_TEST_STAGES stays unset then
-        if [ -n "$gpu_stages" ]; then export GPU_TEST_STAGES="$gpu_stages"; fi
+    # the gpu suite: quick mode, on the chosen stages (all of them and the baselines: unset)
+    if [ "$prog" = test_gpu ]; then echo; else runs_for "$tool" "$prog"; fi > "$LDIR/runs.tmp"
+    while read -r run_args; do
+        k=$((k + 1))
+        log=$LDIR/${tool}_${prog}_$k.log
+        set -- "$cs"
+        [ "$prog" = test_gpu ] && set -- env GPU_TEST_QUICK=1 \
+            ${gpu_stages:+"GPU_TEST_STAGES=$gpu_stages"} "$cs"
+        what="$BUILD/$prog --check-only $run_args"
+        [ "$prog" = test_gpu ] && what=$BUILD/test_gpu
+        echo "\$ $* --tool $tool $extra --error-exitcode 1 $what" > "$log"
         # shellcheck disable=SC2086
-        GPU_TEST_QUICK=1 "$cs" --tool "$tool" $extra --error-exitcode 1 "$BUILD/test_gpu" \
-            >> "$log" 2>&1 < /dev/null
-        pairs="$log $?"
-    else
-        runs_for "$tool" "$prog" > "$LDIR/runs.tmp"
-        while read -r run_args; do
-            k=$((k + 1))
-            log=$LDIR/${tool}_${prog}_$k.log
-            echo "\$ compute-sanitizer --tool $tool $extra --error-exitcode 1" \
-                 "$BUILD/$prog --check-only $run_args" > "$log"
-            # shellcheck disable=SC2086
-            "$cs" --tool "$tool" $extra --error-exitcode 1 "$BUILD/$prog" --check-only $run_args \
-                >> "$log" 2>&1 < /dev/null
-            pairs="$pairs $log $?"
-        done < "$LDIR/runs.tmp"
-        rm -f "$LDIR/runs.tmp"
-        [ -n "$pairs" ] || { echo "$tool $prog: nothing to run (no variants listed)"; return 0; }
-    fi
+        "$@" --tool "$tool" $extra --error-exitcode 1 $what >> "$log" 2>&1 < /dev/null
+        pairs="$pairs $log $?"
+    done < "$LDIR/runs.tmp"
+    rm -f "$LDIR/runs.tmp"
+    [ -n "$pairs" ] || { echo "$tool $prog: nothing to run (no variants listed)"; return 0; }
     # shellcheck disable=SC2086
     summarize "$tool" "$prog" $(( $(date +%s) - start )) $pairs
 }
