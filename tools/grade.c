@@ -955,44 +955,35 @@ static int parse_tools(const char *v, unsigned *tools)
     return *tools ? 0 : -1;
 }
 
+/* The first line a shell command prints (cut at "(" and blanks) into out; 0 when none. */
+static int first_line(const char *cmd, char *out, size_t n)
+{
+    FILE *p = popen(cmd, "r");
+    int ok = p && fgets(out, (int)n, p) != NULL;
+    if (p) pclose(p);
+    out[ok ? strcspn(out, "\n(") : 0] = '\0';
+    for (size_t k = strlen(out); k && out[k - 1] == ' ';) out[--k] = '\0';
+    return ok && out[0];
+}
+
 /* compute-sanitizer when the sanitizer test runs: --compute-sanitizer, else the PATH, else
    /usr/local/cuda/bin. Returns 0, or 3 with one line on stderr when there is none. */
 static int find_sanitizer(grade_opts *o)
 {
     static char found[4096];
-    char dirs[4096];
     if (!o->tools || (o->sanitizer && access(o->sanitizer, X_OK) == 0)) return 0;
     if (o->sanitizer) {
         fprintf(stderr, "grade: --compute-sanitizer %s: no such program\n", o->sanitizer);
         return 3;
     }
-    snprintf(dirs, sizeof dirs, "%s:/usr/local/cuda/bin", getenv("PATH") ? getenv("PATH") : "");
-    for (char *d = strtok(dirs, ":"); d; d = strtok(NULL, ":")) {
-        snprintf(found, sizeof found, "%s/compute-sanitizer", d);
-        if (*d && access(found, X_OK) == 0) return (o->sanitizer = found), 0;
-    }
+    if (first_line(
+            "command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null",
+            found, sizeof found))
+        return (o->sanitizer = found), 0;
     fprintf(stderr, "grade: compute-sanitizer not found (PATH, /usr/local/cuda/bin): the "
                     "sanitizer test needs it (it comes with the CUDA toolkit); name it with "
                     "--compute-sanitizer PATH, or grade without that test: --sanitizers none\n");
     return 3;
-}
-
-/* `nvidia-smi -L`: 1 and the first GPU's line (without its UUID) in name, or 0. */
-static int probe_gpu(const grade_opts *o, char *name, size_t n)
-{
-    char log[600], msg[64];
-    snprintf(log, sizeof log, "%s/logs/nvidia-smi.log", o->out);
-    const char *argv[] = {"nvidia-smi", "-L", NULL};
-    child_result r = run_child(argv, log, 60);
-    char *text = describe(&r, 60, msg, sizeof msg) ? res_read_all(log) : NULL;
-    char *gpu = text ? strstr(text, "GPU ") : NULL;
-    if (gpu) {
-        size_t k = strcspn(gpu, "\n(");
-        while (k && gpu[k - 1] == ' ') k--;
-        snprintf(name, n, "%.*s", (int)k, gpu);
-    }
-    free(text);
-    return gpu != NULL;
 }
 
 int main(int argc, char **argv)
@@ -1051,7 +1042,7 @@ int main(int argc, char **argv)
             }
             if (!(*c = keep)) break;
         }
-    if (!o.no_probe && !probe_gpu(&o, gpu, sizeof gpu)) {
+    if (!o.no_probe && !first_line("nvidia-smi -L 2>/dev/null | grep '^GPU '", gpu, sizeof gpu)) {
         fprintf(stderr, "grade: no NVIDIA GPU on this machine (nvidia-smi -L lists none); "
                         "grading needs one\n");
         return 3;

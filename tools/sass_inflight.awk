@@ -4,7 +4,6 @@
 #
 #   cuobjdump -sass -arch sm_90 build/04_block_reduce | awk -f tools/sass_inflight.awk
 #   prints one line per kernel:   mangled_name bytes_per_thread
-#   -v verbose=1 also prints each kernel's largest group: "# name: N loads, B bytes at 0xADDR"
 #   -v counts=1 [-v stage=DIR] [-v lines=1] (sass.sh): for each kernel compiled from files under
 #   DIR (cuobjdump's "identifier" lines; every kernel without them), tab-separated
 #     K name bytes shfl ldg_4 ldg_8 ldg_16 ldg_narrow ldgsts lds sts bar atom_red pred_fadd bra
@@ -87,14 +86,8 @@ function add_reads(s, wide, rd,    rest, pre, tok, num, w, k) {
 
 # Ends the current group of loads: keeps it if it is the largest of the kernel.
 function close_group() {
-    if (g_bytes > best_bytes) {
-        best_bytes = g_bytes
-        best_count = g_count
-        best_at = g_at
-    }
+    if (g_bytes > best_bytes) best_bytes = g_bytes
     g_bytes = 0
-    g_count = 0
-    g_at = ""
     split("", pending)
 }
 
@@ -111,12 +104,7 @@ function analyse(    i, k, nops, ops, op, allsrc, dest_k, rd, wide, r, hit, w, n
         }
     }
     best_bytes = 0
-    best_count = 0
-    best_at = ""
-    g_bytes = 0
-    g_count = 0
-    g_at = ""
-    split("", pending)
+    close_group()
     for (i = 1; i <= n; i++) {
         op = opc[i]
         if (norm_addr(addr[i]) in target) close_group()
@@ -142,9 +130,7 @@ function analyse(    i, k, nops, ops, op, allsrc, dest_k, rd, wide, r, hit, w, n
         if (hit) close_group()
         if (op ~ /^LDG(\.|$)/ || op ~ /^LDGSTS/) {
             w = ldg_bytes(op)
-            if (g_count == 0) g_at = addr[i]
             g_bytes += w
-            g_count++
             if (dest_k && ops[dest_k] ~ /R[0-9]+/) {
                 num = ops[dest_k]
                 sub(/^[^R]*R/, "", num)
@@ -161,10 +147,7 @@ function analyse(    i, k, nops, ops, op, allsrc, dest_k, rd, wide, r, hit, w, n
         printf "\n"
     }
     if (!(fname in result)) order[++nfn] = fname
-    if (!(fname in result) || best_bytes > result[fname]) {
-        result[fname] = best_bytes
-        detail[fname] = best_count " loads, " best_bytes " bytes at 0x" best_at
-    }
+    if (!(fname in result) || best_bytes > result[fname]) result[fname] = best_bytes
     fname = ""
     n = 0
 }
@@ -208,6 +191,5 @@ END {
     analyse()
     for (i = 1; !counts && i <= nfn; i++) {
         print order[i], result[order[i]]
-        if (verbose) print "# " order[i] ": " detail[order[i]]
     }
 }
