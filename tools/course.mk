@@ -14,13 +14,12 @@
 TOOLS_BINS += $(BUILD)/grader
 TOOLS_LIB  += $(BUILD)/obj/tools/grade_lib.o
 
-# the grader reads its CSVs with the results tool's reader (tools/results_read.c)
 $(BUILD)/grader: tools/grade.c tools/grade.h tools/results.h $(BUILD)/obj/tools/results_read.o \
                  $(BUILD)/libcommon.a
 	@mkdir -p $(@D)
 	$(HOST_CC) $(CFLAGS) -Itools $< $(BUILD)/obj/tools/results_read.o $(BUILD)/libcommon.a -o $@ -lm
 
-# the same source without its main, for the host tests
+# the grader without its main, for the host tests
 $(BUILD)/obj/tools/grade_lib.o: tools/grade.c tools/grade.h tools/results.h
 	@mkdir -p $(@D)
 	$(HOST_CC) $(CFLAGS) -Itools -DCOURSE_LIB -c $< -o $@

@@ -1,11 +1,8 @@
 # SPDX-License-Identifier: MIT
 # evidence.mk: what the hardware says about each lesson (maint/EVIDENCE_NOTES.md).
-#   make profile [STAGE=dir]  Nsight Compute counters of every variant (of STAGE, else of
-#                             STAGES): a table and results/profile.csv (NCU_FLAGS: ncu options)
-#   make sanitize             compute-sanitizer's four tools over every variant of STAGES at
-#                             awkward sizes: results/sanitize.txt (SANITIZERS=memcheck,... picks)
-#   make sass STAGE=dir       the stage's SASS filtered to its lesson (SASS_FLAGS=-v: the
-#                             instructions too)
+#   make profile [STAGE=dir]  Nsight Compute over every variant: a table, results/profile.csv
+#   make sanitize             compute-sanitizer over every variant of STAGES: results/sanitize.txt
+#   make sass STAGE=dir       the stage's SASS filtered to its lesson (SASS_FLAGS=-v: all of it)
 #   make evidence-selftest    the scripts' parsers on samples (tests/host/evidence.sh; no GPU)
 # Without a GPU or the tool, a target says so in one line (its script exits 3).
 

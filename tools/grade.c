@@ -1,22 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* grader: grades the working tree (the full repository or a cut assignment) on this GPU.
+/* grader: grades the working tree (the full repository or a cut assignment) on this GPU
+ * (INSTRUCTORS.md tells how and what each test does).
  *
  *   build/grader [--stages a,b] [--thresholds tools/thresholds.txt] [--build build]
  *                [--out build/grade] [--build-log FILE] [--timeout-suite S] [--timeout-check S]
  *                [--timeout-run S] [--sanitizers memcheck,racecheck,synccheck,initcheck|none]
  *                [--compute-sanitizer PATH] [--probe] [--no-gpu-probe]
  *
- * Per stage four correctness tests, each all or nothing: the gpu suite filtered to the stage,
- * the program's own check at the sizes of `make check`, the standard run (checked, timed, its
- * CSV kept), and compute-sanitizer over every variant at sizes where every loop runs more than
- * once (INSTRUCTORS.md, The sanitizer test); then one performance test per rule of the
- * thresholds file, zero while the stage is not correct. Every child runs in its own process
- * group under a time limit. Prints a table and writes OUT/results.json (Gradescope's format);
- * OUT/logs/ keeps every child's output.
- * Exit codes: 0 grading completed, whatever the score; 1 results.json cannot be written;
- * 2 usage (a bad flag, a bad thresholds file, an unknown stage); 3 no GPU, or no
- * compute-sanitizer while the sanitizer test is on.
- * Built without main (-DCOURSE_LIB) for the host tests.
+ * Per stage: the gpu suite, the program check, the standard run and the sanitizer test (all or
+ * nothing), then the performance rules (nothing while the stage is not correct); a table and
+ * OUT/results.json (Gradescope's format), every child's output in OUT/logs/.
+ * Exit codes: 0 graded, whatever the score; 1 results.json cannot be written; 2 usage; 3 no
+ * GPU, or no compute-sanitizer while the sanitizer test is on. -DCOURSE_LIB: no main (tests).
  */
 #include "grade.h"
 #include "cli.h"
@@ -1032,16 +1027,7 @@ int main(int argc, char **argv)
 
     char logs[600], gpu[256] = "(GPU not probed)";
     snprintf(logs, sizeof logs, "%s/logs", o.out);
-    for (char *c = logs + 1;; c++) /* mkdir -p */
-        if (*c == '/' || !*c) {
-            char keep = *c;
-            *c = '\0';
-            if (mkdir(logs, 0755) != 0 && errno != EEXIST) {
-                fprintf(stderr, "grade: cannot create %s: %s\n", logs, strerror(errno));
-                return 1;
-            }
-            if (!(*c = keep)) break;
-        }
+    if (res_run("/bin/mkdir -p '%s'", logs) != 0) return 1;
     if (!o.no_probe && !first_line("nvidia-smi -L 2>/dev/null | grep '^GPU '", gpu, sizeof gpu)) {
         fprintf(stderr, "grade: no NVIDIA GPU on this machine (nvidia-smi -L lists none); "
                         "grading needs one\n");

@@ -7,17 +7,13 @@
 
 #define GRADE_NAME_MAX 64
 
-/* "correctness STAGE SUITE CHECK RUN [SANITIZERS]": the all-or-nothing points of the stage's
-   gpu suite, program check, standard run and sanitizer test (no fifth field: that test still
-   decides correctness, for no points). */
+/* The two rules of tools/thresholds.txt (its header says what each field is). */
 typedef struct {
     char stage[GRADE_NAME_MAX];
     double suite_points, check_points, run_points, sanitizer_points;
     int line;
 } correct_rule;
 
-/* "performance STAGE VARIANT OP DTYPE PCT POINTS": full POINTS at PCT percent of the measured
-   ceiling, proportionally fewer below. */
 typedef struct {
     char stage[GRADE_NAME_MAX], variant[GRADE_NAME_MAX], op[16], dtype[8];
     double pct, points;
@@ -59,8 +55,8 @@ int csv_find(const char *text, const char *stage, const char *variant, const cha
    escaped, valid UTF-8 kept, each byte of an invalid sequence \ufffd. */
 char *json_string(const char *s, size_t len);
 
-/* The lines of a long output that name a failure (at most 20), then its last tail_lines lines
-   (the whole text when it has at most 2 * tail_lines lines), cut to max_bytes. malloc'd. */
+/* What to show of a long output (malloc'd): the lines that name a failure (at most 20), then
+   the last tail_lines (all of it up to 2 * tail_lines lines), cut to max_bytes. */
 char *output_excerpt(const char *text, size_t len, size_t tail_lines, size_t max_bytes);
 
 /* The N of compute-sanitizer's "ERROR SUMMARY: N errors" or "RACECHECK SUMMARY: N hazards" in
@@ -75,10 +71,8 @@ char *sanitizer_report(const char *text, size_t max_lines);
 /* The "# sm_count: N" of a results CSV; 0 when it has none. */
 int csv_sm_count(const char *text);
 
-/* The sanitizer test's sizes on a GPU of sms SMs (another value than 1 .. 100000: 132): full
-   sums of 1, 33, 1025, 65537 and 65536 x sms + 7 floats (two unrolled laps of 16-byte packs for
-   every thread of a full grid, then a tail) and rows = 32 x sms + 3 (more rows than the GPU
-   holds blocks: each block loops over rows). */
+/* The sanitizer test's sizes on sms SMs (another value than 1 .. 100000: 132), where every loop
+   of every kernel runs more than once (INSTRUCTORS.md, The sanitizer test). */
 void sanitizer_sizes(int sms, char *n_sum, size_t n_len, char *rows, size_t rows_len);
 
 #endif /* GRADE_H */

@@ -1,18 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # grade_batch.sh: grades submissions one after another on this GPU (INSTRUCTORS.md, Grading
-# many submissions).
+# many submissions): each in a copy of the clean ASSIGNMENT that takes only the .cu and .cuh
+# files of the graded stages; OUT/NAME/{results.json,grade.txt,files.txt}, OUT/summary.csv.
 #
 #   sh tools/grade_batch.sh [-s STAGES] [-1] [-k] [-n] ASSIGNMENT SUBMISSIONS OUT
-#
-# ASSIGNMENT is a clean assignment tree (with a build/ in it, every copy starts from those
-# objects); SUBMISSIONS a folder of submission folders (-1: one submission folder). Each is
-# graded in a copy of ASSIGNMENT that takes only its .cu and .cuh files of the graded stages
-# (-s a,b; default every stage), so a submission cannot change how it is graded. OUT/NAME/ gets
-# results.json, grade.txt and files.txt; OUT/summary.csv a line a submission. -k keeps the
-# work trees, -n prepares them and grades nothing (no GPU needed).
-# Exit codes: 0 every submission was graded (whatever the scores); 1 some could not be;
-# 2 usage; 3 no GPU.
+#   -1 SUBMISSIONS is one submission; -k keep the work trees; -n prepare, grade nothing
+# Exit codes: 0 every submission graded (whatever the scores); 1 some not; 2 usage; 3 no GPU.
 set -u
 
 usage() {

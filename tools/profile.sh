@@ -5,21 +5,14 @@
 #   tools/profile.sh [STAGE...]            Nsight Compute over every variant of each stage
 #                                          (default: every NN_* folder) -> a table and
 #                                          results/profile.csv
-#   tools/profile.sh --reparse [STAGE...]  the same from the exports an earlier run left in
-#                                          results/profile/ (no GPU needed)
+#   tools/profile.sh --reparse [STAGE...]  the same from an earlier run's results/profile/
 #   tools/profile.sh --need                exit 3 with one line when no GPU, ncu or cuobjdump
 #
-# Each stage program runs once under ncu (--clock-control none) at its default size with
-# REDUCE_PROFILE=1 --iters 1 --warmup 0: one timed launch of each variant and baseline, in an
-# NVTX range stage/variant/op/dtype. The report is exported twice (kernels renamed after their
-# ranges, and with their real names, to find each kernel's SASS); exports, report and log stay
-# in results/profile/. A stage that spans several
-# GPUs (it lists an allreduce variant) is left out: ncu replays each kernel alone, and NCCL's
-# kernels wait for their peers. The columns and how they are read: maint/EVIDENCE_NOTES.md.
-# Environment: NCU_FLAGS (appended to ncu's options), BUILD, RESULTS, ARCH (the SASS section),
-# HAVE_GPU (from make), CUDA_HOME.
-# Exit: 0 done; 1 a stage's run or export failed (the others are still reported); 2 usage;
-# 3 no GPU, or ncu or cuobjdump missing.
+# One launch of each variant at its stage's default size under ncu --clock-control none, two
+# exports of the report (maint/EVIDENCE_NOTES.md: how, and what each column is). A stage that
+# spans several GPUs is left out: ncu replays each kernel alone, and NCCL's wait for peers.
+# Environment: NCU_FLAGS (ncu's options), BUILD, RESULTS, ARCH, HAVE_GPU, CUDA_HOME.
+# Exit: 0 done; 1 a stage failed (the others are still reported); 2 usage; 3 no GPU or tool.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/evidence_lib.sh
@@ -144,19 +137,11 @@ finish() {
 
 # need: exits 3 with one line when no GPU, ncu or cuobjdump; sets ncu and cuobj
 need() {
-    have_gpu || {
-        echo "profile: no GPU on this machine (nvidia-smi finds none): make profile needs one"
-        exit 3
-    }
-    ncu=$(find_tool ncu) || {
-        echo "profile: Nsight Compute (ncu) is not on PATH, in \$CUDA_HOME/bin or" \
-             "/opt/nvidia/nsight-compute"
-        exit 3
-    }
-    cuobj=$(find_tool cuobjdump) || {
-        echo "profile: cuobjdump is not on PATH or in \$CUDA_HOME/bin (bytes in flight need it)"
-        exit 3
-    }
+    have_gpu || { echo "profile: no GPU on this machine (nvidia-smi finds none)"; exit 3; }
+    ncu=$(find_tool ncu) || { echo "profile: Nsight Compute (ncu) is not on PATH," \
+        "in \$CUDA_HOME/bin or /opt/nvidia/nsight-compute"; exit 3; }
+    cuobj=$(find_tool cuobjdump) || { echo "profile: cuobjdump (for bytes in flight) is not on" \
+        "PATH or in \$CUDA_HOME/bin"; exit 3; }
 }
 
 mode=run

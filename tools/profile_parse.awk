@@ -1,16 +1,11 @@
 # SPDX-License-Identifier: MIT
 # profile_parse.awk: one stage's Nsight Compute exports -> rows of results/profile.csv (no
-# header; a 16th field says whether the kernel used shared memory), in the order the variants
-# ran. Used by profile.sh:
+# header; a 16th field: whether the kernel used shared memory), in the order the variants ran.
 #   awk -v stage=S -v metrics=LIST -f profile_parse.awk INFLIGHT RUN RENAMED REAL
-# INFLIGHT: "mangled bytes" per kernel (sass_inflight.awk);
-# RUN: the program's --csv of the profiled run (its shapes; /dev/null: the default ones);
-# RENAMED and REAL: the raw-page exports with --print-nvtx-rename kernel and with
-# --print-kernel-base mangled (a header row of metric names, a row of units, a row per kernel;
-# quoted fields may hold commas, numbers thousands separators). metrics: evidence_lib.sh's
-# METRICS. A kernel's range (stage/variant/op/dtype) is its renamed name, else any field
-# naming one. A variant of several kernels: duration summed, other counters those of its
-# longest kernel.
+# INFLIGHT: sass_inflight.awk's "mangled bytes"; RUN: the program's --csv (its shapes);
+# RENAMED, REAL: the raw-page exports with kernels named after their NVTX ranges and by their
+# mangled names; metrics: evidence_lib.sh's METRICS. A variant of several kernels: duration
+# summed, other counters those of its longest kernel.
 
 function parse_csv(line, f,    n, i, c, inq, field, len) {
     sub(/\r$/, "", line)

@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* results: the one reader of the results CSVs; draws the plots and writes the tables.
  *
- *   build/results plot RESULTS_DIR OUT_DIR
- *       every plot the data allows, as PNG, into OUT_DIR (the gnuplot scripts: plots/ beside
- *       build/, else ./plots)
- *   build/results tables RESULTS_DIR [--write]
- *       the generated blocks of the stage READMEs and README.md, and BENCHMARKS.md, in the
- *       current folder; without --write prints a diff of what would change and writes nothing
+ *   build/results plot RESULTS_DIR OUT_DIR    every plot the data allows, as PNG, into OUT_DIR
+ *                                             (the scripts: plots/ beside build/, else ./plots)
+ *   build/results tables RESULTS_DIR [--write]  the generated blocks of the READMEs and
+ *       BENCHMARKS.md of the current folder; without --write, a diff of what would change
  *
- * RESULTS_DIR holds run.csv, sweep.csv, rows.csv, softmax.csv, shapes.csv, peer.csv,
- * allreduce*.csv and profile.csv; any may be missing (what needs it is skipped with a note).
- * Exit status: 0 ok, 1 a malformed CSV (one line naming file:line) or a plot gnuplot could not
- * draw, 2 usage, 3 gnuplot missing (plot).
+ * Any CSV of RESULTS_DIR may be missing: what needs it is skipped, with a note. Exit: 0 ok, 1 a
+ * malformed CSV (file:line) or a plot gnuplot could not draw, 2 usage, 3 no gnuplot.
  */
 #include "results.h"
 

@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* results.h: the one reader of the results CSVs (DESIGN.md, Results schema).
- *
- * build/results reads the CSVs of a results folder once into the aggregate below (one entry
- * per gpu/stage/variant/op/dtype/rows/cols, medians across repeated rows, ratios against the
- * same shape's baselines), draws the plots (results_plot.c) and writes the README blocks and
- * BENCHMARKS.md (results_md.c) from it. The grader (grade.c) reads its standard run with
- * res_read_text and shares the text helpers.
+/* results.h: the one reader of the results CSVs (DESIGN.md, Results schema): read once into
+ * the aggregate below (medians of repeated rows, ratios against the same shape's baselines),
+ * drawn by results_plot.c, written out by results_md.c, read by the grader too.
  */
 #ifndef RESULTS_H
 #define RESULTS_H
@@ -73,8 +69,6 @@ typedef struct {
     size_t n_ar;
     prof_file prof;
 } res_set;
-
-extern const char *const res_file_names[F_COUNT]; /* "run.csv", ... */
 
 /* One results CSV's text (name: what messages call it) into *f, medians taken: 0; 1 when the
    text is empty (f->present 0); -1 when it is malformed, with "name:line: why" in err.

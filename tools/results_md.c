@@ -232,14 +232,6 @@ static void other_gpus(const res_set *s, unsigned which, sbuf *b)
             sb_printf(b, " (%s: measured on %s.)", s->f[k].name, s->f[k].gpu);
 }
 
-static const char *torch_title(op_kind op)
-{
-    return op == OP_SUM       ? "-"
-           : op == OP_ROWSUM  ? "PyTorch torch.sum"
-           : op == OP_SOFTMAX ? "PyTorch torch.softmax"
-                              : "PyTorch torch.log_softmax";
-}
-
 static void bench_wide(const res_file *f, op_kind op, int by_cols, const char *readme, sbuf *b);
 
 /* ---- a stage README: the results block ------------------------------------------------ */
@@ -305,7 +297,9 @@ static void stage_sweep(const res_set *s, const res_file *f, const char *stage, 
         {soft ? NULL : "cub_segmented_reduce", "CUB segmented reduce"},
         {soft ? NULL : "cublas_gemv", "cuBLAS gemv"}};
     for (int r = 0; r < 4; r++) {
-        const char *name = r < 3 ? refs[r][1] : torch_title(op);
+        const char *name = r < 3  ? refs[r][1]
+                           : soft ? "PyTorch torch.softmax"
+                                  : "PyTorch torch.sum";
         if (r < 3 && !refs[r][0]) continue;
         tab_row(&t, name, NULL);
         int any = 0;
@@ -491,16 +485,13 @@ int res_md_stage_evidence(const res_set *s, const char *stage, const char *label
     const prof_file *p = &s->prof;
     size_t n = 0;
     for (size_t i = 0; i < p->n; i++) n += strcmp(p->e[i].stage, stage) == 0;
-    if (n == 0 && has_ar(s, stage)) {
+    if (n == 0 && has_ar(s, stage))
         sb_add(b, "Not profiled: Nsight Compute replays each kernel alone, and NCCL's kernels wait "
                   "for their peers on the other GPUs (`make profile` leaves this stage out).\n");
-        return -1;
-    }
-    if (n == 0) {
+    else if (n == 0)
         sb_printf(b, "No profile of %s in `%s` yet: `make profile STAGE=%s` on a GPU.\n", stage,
                   label, stage);
-        return -1;
-    }
+    if (n == 0) return -1;
     sb_printf(b,
               "Nsight Compute, one launch of each variant at the standard size, clocks not locked "
               "(`make profile STAGE=%s`)",
@@ -522,22 +513,18 @@ int res_md_stage_evidence(const res_set *s, const char *stage, const char *label
             twin |= !strcmp(p->e[k].stage, stage) && !strcmp(p->e[k].variant, e->variant) &&
                     !strcmp(p->e[k].dt, e->dt) && !strcmp(p->e[k].op, "softmax");
         if (strcmp(e->stage, stage) || twin) continue;
-        char shape[64], v[PM_COUNT][24], n2[32];
+        char shape[96], v[PM_COUNT][24], n2[32], rc[48];
         res_pow2(e->cols, n2, sizeof n2);
-        if (strcmp(e->op, "sum") == 0)
-            snprintf(shape, sizeof shape, "sum n = %s", n2);
-        else
-            snprintf(shape, sizeof shape, "%s %zu x %zu", e->op, e->rows, e->cols);
-        if (strcmp(e->dt, "f32"))
-            snprintf(shape + strlen(shape), sizeof shape - strlen(shape), " %s", e->dt);
+        snprintf(rc, sizeof rc, "%zu x %zu", e->rows, e->cols);
+        snprintf(shape, sizeof shape, "%s %s%s%s%s", e->op,
+                 strcmp(e->op, "sum") ? "" : "n = ", strcmp(e->op, "sum") ? rc : n2,
+                 strcmp(e->dt, "f32") ? " " : "", strcmp(e->dt, "f32") ? e->dt : "");
         for (int m = 0; m < PM_COUNT; m++) {
             double x = m == PM_BYTES_IN_FLIGHT ? e->m[m] / 1024 : e->m[m];
             if (m == PM_DURATION_US)
                 snprintf(v[m], sizeof v[m], "%s", fmt(x, F_US));
-            else if (isnan(x))
-                snprintf(v[m], sizeof v[m], "-");
             else
-                snprintf(v[m], sizeof v[m], spec[m], x);
+                snprintf(v[m], sizeof v[m], isnan(x) ? "-" : spec[m], x);
         }
         tab_row(&t, e->variant, shape, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], NULL);
     }

@@ -1,18 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* results_plot.c: `build/results plot`: the gnuplot data of every plot, cut from the
-   aggregate into a temporary folder, and gnuplot run on plots/<name>.gp for a PNG.
-
-     ladder                        run.csv: full sum at the largest n, one bar per stage/variant
-     sweep, latency                sweep.csv: GB/s (and time, n <= 2^20) against n, key variants
-     rows                          rows.csv: row-sum GB/s against cols
-     softmax_<dt>, logsoftmax_<dt> softmax.csv + peer.csv: GB/s against cols, per dtype
-     shapes_softmax, shapes_logsoftmax, shapes_rowsum
-                                   shapes.csv + peer.csv: % of the ceiling per real-world shape,
-                                   softmax with a mark at its serialised floor
-     allreduce_<G>gpu              allreduce*.csv (stage 08): busbw against n per variant on G
-                                   GPUs, the peer copy as the ceiling
-
-   Only measurements whose check is ok are drawn. A missing CSV skips its plots with one note. */
+/* results_plot.c: `build/results plot`: the data of every plot cut from the aggregate into a
+   temporary folder, gnuplot run on plots/<script>.gp for each PNG (only rows whose check is ok;
+   a missing CSV skips its plots with a note):
+     ladder            run.csv: full sum at the largest n, a bar per stage/variant
+     sweep, latency    sweep.csv: GB/s (and time, n <= 2^20) against n, key variants
+     rows              rows.csv: row-sum GB/s against cols
+     softmax_<dt>, logsoftmax_<dt>  softmax.csv + peer.csv: GB/s against cols
+     shapes_<op>       shapes.csv + peer.csv: % of the ceiling per real-world shape
+     allreduce_<G>gpu  allreduce*.csv (08): busbw against n on G GPUs, the peer copy as ceiling */
 #include "results.h"
 #include "cli.h"
 
@@ -112,22 +107,19 @@ static void draw(plot_ctx *c, const char *script, const char *image, const char 
     free(msg);
 }
 
-static void note_missing(const res_set *s, const char *what, const char *file)
+/* 1, with a note, when the file f of s (name: as the note calls it) is missing or empty */
+static int absent(const res_set *s, const res_file *f, const char *what, const char *name)
 {
-    fprintf(stderr, "results: %s: %s/%s is missing or empty; skipped\n", what, s->dir, file);
+    if (!f->present)
+        fprintf(stderr, "results: %s: %s/%s is missing or empty; skipped\n", what, s->dir, name);
+    return !f->present;
 }
 
-static int log2_floor(double x)
+/* The least k with 2^k >= x (up), or the largest with 2^k <= x. */
+static int log2_of(double x, int up)
 {
     int k = 0;
-    while (ldexp(1.0, k + 1) <= x * (1 + 1e-12)) k++;
-    return k;
-}
-
-static int log2_ceil(double x)
-{
-    int k = 0;
-    while (ldexp(1.0, k) < x * (1 - 1e-12)) k++;
+    while (up ? ldexp(1.0, k) < x * (1 - 1e-12) : ldexp(1.0, k + 1) <= x * (1 + 1e-12)) k++;
     return k;
 }
 
@@ -210,7 +202,7 @@ static void line_plot(plot_ctx *c, const char *script, const char *image, const 
         fprintf(f, "\nRS[%zu] = %d\n", j + 1, R[ridx[j]].style);
     }
     fprintf(f, "xlo = %.17g\nxhi = %.17g\nkmin = %d\nkmax = %d\numin = %.6g\numax = %.6g\n", xmin,
-            xmax, log2_ceil(xmin), log2_floor(xmax), umin, umax);
+            xmax, log2_of(xmin, 1), log2_of(xmax, 0), umin, umax);
     if (extra) fprintf(f, "%s\n", extra);
     fclose(f);
     draw(c, script, image, pfx);
@@ -256,10 +248,7 @@ static size_t sum_rows_at(const res_file *run, size_t n, const res_entry **out, 
 static void plot_ladder(plot_ctx *c, const res_set *s)
 {
     const res_file *run = &s->f[F_RUN];
-    if (!run->present) {
-        note_missing(s, "ladder", "run.csv");
-        return;
-    }
+    if (absent(s, run, "ladder", "run.csv")) return;
     const size_t n = res_largest_sum_n(run);
     if (n == 0) {
         fprintf(stderr, "results: ladder: no ok full-sum rows in %s/run.csv; skipped\n", s->dir);
@@ -312,10 +301,7 @@ static size_t variant_series(const res_file *f, int op, int dt, size_t rows, ser
 static void plot_sweep(plot_ctx *c, const res_set *s)
 {
     const res_file *sw = &s->f[F_SWEEP];
-    if (!sw->present) {
-        note_missing(s, "sweep, latency", "sweep.csv");
-        return;
-    }
+    if (absent(s, sw, "sweep, latency", "sweep.csv")) return;
     /* one series per stage/variant/dtype of the lessons */
     static series S[MAX_SERIES];
     const char *stage[MAX_SERIES];
@@ -403,10 +389,7 @@ static size_t variant_series(const res_file *f, int op, int dt, size_t rows, ser
 static void plot_rows(plot_ctx *c, const res_set *s)
 {
     const res_file *rw = &s->f[F_ROWS];
-    if (!rw->present) {
-        note_missing(s, "rows", "rows.csv");
-        return;
-    }
+    if (absent(s, rw, "rows", "rows.csv")) return;
     static series S[MAX_SERIES], R[3];
     size_t elems, ns = variant_series(rw, OP_ROWSUM, -1, RES_ANY, S, NULL, &elems);
     base_series(rw, "cub_segmented_reduce", OP_ROWSUM, DT_F32, RES_ANY, &R[0],
@@ -431,10 +414,7 @@ static int has_shape(const res_file *f, dtype dt, size_t rows, size_t cols)
 static void plot_softmax(plot_ctx *c, const res_set *s)
 {
     const res_file *sm = &s->f[F_SOFTMAX], *peer = &s->f[F_PEER];
-    if (!sm->present) {
-        note_missing(s, "softmax", "softmax.csv");
-        return;
-    }
+    if (absent(s, sm, "softmax", "softmax.csv")) return;
     static const op_kind ops[2] = {OP_SOFTMAX, OP_LOGSOFTMAX};
     for (int o = 0; o < 2; o++)
         for (int d = DT_F32; d <= DT_BF16; d++) {
@@ -504,7 +484,7 @@ static double floor_vs_copy(const res_file *sh, dtype dt, const size_t *shape)
 static void plot_shapes(plot_ctx *c, const res_set *s)
 {
     const res_file *sh = &s->f[F_SHAPES], *peer = &s->f[F_PEER];
-    if (!sh->present) note_missing(s, "shapes", "shapes.csv");
+    absent(s, sh, "shapes", "shapes.csv");
     /* per kind of bar (the lesson's dispatch, cuBLAS, the peer) a tone per dtype */
     static const unsigned rgb[3][3] = {{0x0072b2, 0xb35a00, 0x00785a},
                                        {0x2f3f6f, 0x6f3a10, 0x1f4f3f},
@@ -616,7 +596,7 @@ static void plot_shapes(plot_ctx *c, const res_set *s)
 
 static void plot_allreduce(plot_ctx *c, const res_set *s)
 {
-    if (!s->n_ar) note_missing(s, "allreduce", "allreduce*.csv");
+    if (!s->n_ar) fprintf(stderr, "results: allreduce: no %s/allreduce*.csv; skipped\n", s->dir);
     for (size_t a = 0; a < s->n_ar; a++) {
         const res_file *f = &s->ar[a];
         size_t g[16], ng = 0, k;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const res_file_names[F_COUNT] = {
+static const char *const res_file_names[F_COUNT] = {
     "run.csv", "sweep.csv", "rows.csv", "softmax.csv", "shapes.csv", "peer.csv",
 };
 

@@ -2,20 +2,15 @@
 # SPDX-License-Identifier: MIT
 # sanitize.sh: compute-sanitizer over every variant of the stages, every dtype, awkward sizes.
 #
-#   tools/sanitize.sh [--baselines] [STAGE...]   (default: every NN_* folder)
-#                                   -> results/sanitize.txt
+#   tools/sanitize.sh [--baselines] [STAGE...]   (default: every NN_* folder; --baselines adds
+#                                   the baselines program) -> results/sanitize.txt
 #   tools/sanitize.sh --need        exit 3 with one line when no GPU or no compute-sanitizer
 #
-# Tools (SANITIZERS, default all four): memcheck --leak-check full, racecheck, synccheck and
-# initcheck, each with --error-exitcode 1. Each runs the stage programs with --check-only at
-# the sizes of runs_for below (maint/EVIDENCE_NOTES.md says why those); an all-reduce stage
-# runs each hand-written variant at small n, never nccl (its kernels wait for the other GPUs).
-# memcheck also runs the gpu suite (GPU_TEST_QUICK=1, GPU_TEST_STAGES when narrowed);
-# --baselines adds the baselines program. One line per tool and program ("memcheck 05_packed:
-# 0 errors (34 variant checks in 3 runs, 9 s)", or FAILED with the first lines of the report)
-# on stdout and in results/sanitize.txt; full logs in results/sanitize/.
-# Exit: 0 all clean; 1 a tool found something or a program failed; 2 usage; 3 no GPU or no
-# compute-sanitizer.
+# The tools of SANITIZERS (default all four), each with --error-exitcode 1, over the programs
+# with --check-only at the sizes of runs_for (maint/EVIDENCE_NOTES.md); an all-reduce's variants
+# but nccl (its kernels wait for the other GPUs); memcheck also over the gpu suite's quick mode.
+# One line per tool and program on stdout and in results/sanitize.txt, logs in
+# results/sanitize/. Exit: 0 clean; 1 a finding or a failed program; 2 usage; 3 no GPU or tool.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/evidence_lib.sh
@@ -104,10 +99,7 @@ sanitize_one() {
 }
 
 need() {
-    have_gpu || {
-        echo "sanitize: no GPU on this machine (nvidia-smi finds none): make sanitize needs one"
-        exit 3
-    }
+    have_gpu || { echo "sanitize: no GPU on this machine (nvidia-smi finds none)"; exit 3; }
     cs=$(find_tool compute-sanitizer) ||
         { echo "sanitize: compute-sanitizer is not on PATH or in \$CUDA_HOME/bin"; exit 3; }
 }

@@ -1,12 +1,8 @@
 # SPDX-License-Identifier: MIT
-# sanitize_summary.awk: the one line (and, on failure, the first lines of the report, indented)
-# that tools/sanitize.sh prints for one sanitizer tool over one program's runs.
-#
-#   awk -v tool=memcheck -v prog=05_packed -v secs=9 -v pairs=" LOG:RC LOG:RC ..." \
-#       -f tools/sanitize_summary.awk
-#
-# pairs: each run's log and exit status. Reads the logs only (no other input). Exit 0 clean,
-# 1 a finding, a failed run or a log without a sanitizer summary.
+# sanitize_summary.awk: the line sanitize.sh prints for one tool over one program's runs (and,
+# on a failure, the first lines of the report):
+#   awk -v tool=T -v prog=P -v secs=S -v pairs=" LOG:RC ..." -f tools/sanitize_summary.awk
+# Exit 0 clean, 1 a finding, a failed run or a log without a sanitizer summary.
 BEGIN {
     n = split(pairs, pr, " ")
     for (i = 1; i <= n; i++) {

@@ -1,20 +1,15 @@
 # SPDX-License-Identifier: MIT
 # sass_inflight.awk: the bytes of global loads one thread issues before it must wait, per
-# kernel, from `cuobjdump -sass -arch sm_XY` text (maint/EVIDENCE_NOTES.md, Little's law).
-#
+# kernel, from `cuobjdump -sass -arch sm_XY` text (maint/EVIDENCE_NOTES.md, Little's law):
 #   cuobjdump -sass -arch sm_90 build/04_block_reduce | awk -f tools/sass_inflight.awk
-#   prints one line per kernel:   mangled_name bytes_per_thread
-#   -v counts=1 [-v stage=DIR] [-v lines=1] (sass.sh): for each kernel compiled from files under
-#   DIR (cuobjdump's "identifier" lines; every kernel without them), tab-separated
-#     K name bytes shfl ldg_4 ldg_8 ldg_16 ldg_narrow ldgsts lds sts bar atom_red pred_fadd bra
-#   the static counts of the instructions the lessons are about, and with lines=1 each counted
-#   instruction as "L name address instruction".
-#
-# Within a basic block, the LDG (and LDGSTS) instructions issued one after another form a group
-# until an instruction reads one of their destination registers; a branch, a barrier, EXIT,
-# RET, CALL, DEPBAR or a branch target ends it too. A group's bytes are the sum of its loads'
-# widths (LDG.E 4, .64 8, .128 16, .U16/.S16 2, .U8/.S8 1); the kernel's figure is its largest
-# group, a lower bound where the compiler pipelines loads.
+# prints "mangled_name bytes_per_thread" a kernel. With -v counts=1 [-v stage=DIR] (sass.sh):
+# for each kernel compiled from DIR (every kernel where the listing names no files), tab-
+# separated "K name bytes" and the static counts of the categories of `cats`, and with
+# -v lines=1 each counted instruction as "L name address instruction".
+# Within a basic block, the loads (LDG, LDGSTS) issued one after another form a group until an
+# instruction reads one of their registers, or a branch, barrier, EXIT, RET, CALL, DEPBAR or
+# branch target; a group's bytes are its loads' widths summed, and the kernel's figure its
+# largest group (a lower bound where the compiler pipelines loads).
 
 BEGIN {
     ncat = split("shfl ldg_4 ldg_8 ldg_16 ldg_narrow ldgsts lds sts bar atom_red pred_fadd bra",
