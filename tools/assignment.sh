@@ -41,7 +41,7 @@ if [ -n "$top" ] && [ "$top" = "$(pwd -P)" ]; then
     source_kind="git ls-files"
     untracked=$(git -c core.quotepath=off ls-files --others --exclude-standard | tr '\n' ' ')
     [ -n "$untracked" ] &&
-        echo "make assignment: note: not tracked by git, so left out: $untracked(git add to include)"
+        echo "make assignment: note: left out, not tracked by git: $untracked(git add to include)"
 else
     find . -type f ! -path './build/*' ! -path './results/*' ! -path './.git/*' |
         sed 's|^\./||' | LC_ALL=C sort >"$list" || fail 1

@@ -9,8 +9,8 @@ case $what in
 cunit)
     pkg=libcunit1-dev other=CUnit-devel
     if [ -n "$prefix" ]; then
-        [ -f "$prefix/include/CUnit/Basic.h" ] && [ -f "$prefix/lib/x86_64-linux-gnu/libcunit.a" ] &&
-            exit 0
+        lib=$prefix/lib/x86_64-linux-gnu/libcunit.a
+        [ -f "$prefix/include/CUnit/Basic.h" ] && [ -f "$lib" ] && exit 0
         echo "error: CUNIT_PREFIX=$prefix has no include/CUnit/Basic.h and" \
              "lib/x86_64-linux-gnu/libcunit.a" >&2
         exit 1

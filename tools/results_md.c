@@ -801,7 +801,7 @@ char *res_replace_marker(const char *text, const char *name, const char *content
     return b.s;
 }
 
-/* ---- make tables: the files rewritten, or a diff ---------------------------------------------------------------- */
+/* ---- make tables: the files rewritten, or a diff ----------------------------------------- */
 
 typedef struct {
     const res_set *s;
