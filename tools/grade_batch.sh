@@ -43,8 +43,8 @@ fi
 for s in $stages; do
     [ -d "$assignment/$s" ] || { echo "grade_batch.sh: $assignment has no stage $s" >&2; exit 2; }
 done
-stages_csv=""
-for s in $stages; do stages_csv="${stages_csv:+$stages_csv,}$s"; done
+# shellcheck disable=SC2086 # split, so that the list has no empty entry
+stages_csv=$(echo $stages | tr ' ' ,)
 
 if [ $dry -eq 0 ] && ! nvidia-smi -L >/dev/null 2>&1; then
     echo "grade_batch.sh: no NVIDIA GPU on this machine (nvidia-smi -L lists none)" >&2

@@ -21,18 +21,6 @@ BUILD=${BUILD:-build}
 RESULTS=${RESULTS:-results}
 NCU_FLAGS=${NCU_FLAGS:-}
 PDIR=$RESULTS/profile
-# csv_comments GPU NCU_VERSION: the # lines of profile.csv
-csv_comments() {
-    cat <<EOF
-# gpu: $1
-# ncu: $2
-# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)
-# how: tools/profile.sh; one launch of each variant at its stage's default size under ncu
-#   --clock-control none; several kernels of one variant: duration summed, other counters
-#   of the longest kernel; the columns: maint/EVIDENCE_NOTES.md
-EOF
-}
-
 # inflight_table STAGE: "mangled bytes" for every kernel of build/STAGE
 inflight_table() {
     arch=$(pick_arch "$cuobj" "$BUILD/$1")
@@ -127,7 +115,10 @@ finish() {
     [ -n "$ncu" ] && ver=$("$ncu" --version 2>/dev/null | tail -n 1)
     [ -n "$ver" ] || ver=$(sed -n 's/^# ncu: //p' "$out" 2>/dev/null | head -n 1)
     {
-        csv_comments "${gpu:-unknown}" "${ver:-unknown}"
+        printf '# gpu: %s\n# ncu: %s\n# date: %s\n' "${gpu:-unknown}" "${ver:-unknown}" \
+            "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        echo "# how: tools/profile.sh; one launch of each variant at its stage's default size" \
+             "under ncu --clock-control none; the columns: maint/EVIDENCE_NOTES.md"
         echo "$CSV_HEADER"
         cut -d, -f1-15 "$rows.once"
     } > "$out.tmp" && mv "$out.tmp" "$out"

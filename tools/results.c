@@ -4,7 +4,7 @@
  *   build/results plot RESULTS_DIR OUT_DIR    every plot the data allows, as PNG, into OUT_DIR
  *                                             (the scripts: plots/ beside build/, else ./plots)
  *   build/results tables RESULTS_DIR [--write]  the generated blocks of the READMEs and
- *       BENCHMARKS.md of the current folder; without --write, a diff of what would change
+ *       BENCHMARKS.md of the current folder; without --write, which files would change
  *
  * Any CSV of RESULTS_DIR may be missing: what needs it is skipped, with a note. Exit: 0 ok, 1 a
  * malformed CSV (file:line) or a plot gnuplot could not draw, 2 usage, 3 no gnuplot.

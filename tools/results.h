@@ -68,6 +68,7 @@ typedef struct {
     res_file ar[RES_MAX_AR]; /* stage 08: its all-reduce files, by name */
     size_t n_ar;
     prof_file prof;
+    char *sanitize; /* sanitize.txt (make sanitize's summary); NULL if missing */
 } res_set;
 
 /* One results CSV's text (name: what messages call it) into *f, medians taken: 0; 1 when the

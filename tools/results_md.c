@@ -761,6 +761,24 @@ void res_md_benchmarks(const res_set *s, const char *label, sbuf *b)
         ar_tables(s, ar, label, 1, b);
     else
         sb_printf(b, "\nNo data: no `%sallreduce_<G>gpu.csv` yet.\n", label);
+    if (!s->sanitize) return;
+    sb_add(b, "\n## Sanitizers\n\n`make sanitize`: compute-sanitizer's four tools over every "
+              "variant at awkward sizes; the last result of each tool and program.\n\n```\n");
+    /* a later run of some programs may be appended: each "tool program:" line in the place it
+       first took, with its last result */
+    const char *line[256];
+    size_t len[256], nl = 0;
+    for (const char *p = s->sanitize; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
+        size_t n = strcspn(p, "\n"), key = strcspn(p, ":"), k = 0;
+        if (*p == '#' || key >= n) continue;
+        while (k < nl && !(len[k] > key && strncmp(line[k], p, key + 1) == 0)) k++;
+        if (k == 256) continue;
+        line[k] = p;
+        len[k] = n;
+        nl += k == nl;
+    }
+    for (size_t k = 0; k < nl; k++) sb_printf(b, "%.*s\n", (int)len[k], line[k]);
+    sb_add(b, "```\n");
 }
 
 /* ---- markers ------------------------------------------------------------------------- */
@@ -827,28 +845,19 @@ static int write_text(const char *path, const char *text)
     return 0;
 }
 
-/* Writes the new text of root/name, or prints a unified diff against the old one. */
+/* Writes the new text of root/name (or says that it would change). */
 static void settle(tables_run *r, const char *name, const char *old, const char *new)
 {
-    char path[PATH_MAX], d[PATH_MAX];
+    char path[PATH_MAX];
     if (strcmp(old, new) == 0) return;
     r->changed++;
     snprintf(path, sizeof path, "%s/%s", r->root, name);
-    if (r->write) {
-        if (write_text(path, new) == 0) {
-            printf("updated %s\n", name);
-            return;
-        }
-        fprintf(stderr, "results: cannot write %s: %s\n", path, strerror(errno));
-        r->failed++;
-    } else if (res_temp_dir(d, sizeof d - 8)) {
-        char *p = d + strlen(d);
-        if (write_text(strcat(d, "/new"), new) == 0)
-            res_run("diff -u -L 'a/%s' -L 'b/%s' '%s' '%s'; true", name, name,
-                    *old ? path : "/dev/null", d);
-        *p = '\0';
-        res_run("rm -rf '%s'", d);
+    if (!r->write || write_text(path, new) == 0) {
+        printf("%s %s\n", r->write ? "updated" : "would change:", name);
+        return;
     }
+    fprintf(stderr, "results: cannot write %s: %s\n", path, strerror(errno));
+    r->failed++;
 }
 
 typedef int (*block_fn)(const res_set *, const char *stage, const char *label, sbuf *);

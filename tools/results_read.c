@@ -490,6 +490,8 @@ int res_load_set(const char *dir, res_set *s, char *err, size_t err_len)
         res_free(s);
         return -1;
     }
+    snprintf(path, sizeof path, "%s/sanitize.txt", dir);
+    s->sanitize = res_read_all(path);
     link_set(s);
     return 0;
 }
@@ -499,5 +501,6 @@ void res_free(res_set *s)
     for (int k = 0; k < F_COUNT; k++) free(s->f[k].e);
     for (size_t k = 0; k < s->n_ar; k++) free(s->ar[k].e);
     free(s->prof.e);
+    free(s->sanitize);
     memset(s, 0, sizeof *s);
 }

@@ -59,16 +59,6 @@ runs_for() { # TOOL PROGRAM
     done
 }
 
-# summarize TOOL PROGRAM SECONDS LOG RC [LOG RC ...]: sanitize_summary.awk over one tool's runs
-summarize() {
-    tool=$1 prog=$2 secs=$3
-    shift 3
-    args=""
-    while [ $# -ge 2 ]; do args="$args $1:$2"; shift 2; done
-    awk -v tool="$tool" -v prog="$prog" -v secs="$secs" -v pairs="$args" \
-        -f "$here/sanitize_summary.awk"
-}
-
 # sanitize_one TOOL PROGRAM: every run of the tool over the program, then its summary line
 sanitize_one() {
     tool=$1 prog=$2
@@ -90,12 +80,12 @@ sanitize_one() {
         echo "\$ $* --tool $tool $extra --error-exitcode 1 $what" > "$log"
         # shellcheck disable=SC2086
         "$@" --tool "$tool" $extra --error-exitcode 1 $what >> "$log" 2>&1 < /dev/null
-        pairs="$pairs $log $?"
+        pairs="$pairs $log:$?"
     done < "$LDIR/runs.tmp"
     rm -f "$LDIR/runs.tmp"
     [ -n "$pairs" ] || { echo "$tool $prog: nothing to run (no variants listed)"; return 0; }
-    # shellcheck disable=SC2086
-    summarize "$tool" "$prog" $(( $(date +%s) - start )) $pairs
+    awk -v tool="$tool" -v prog="$prog" -v secs=$(($(date +%s) - start)) -v pairs="$pairs" \
+        -f "$here/sanitize_summary.awk"
 }
 
 need() {

@@ -91,10 +91,8 @@ if [ $# -eq 0 ]; then
 fi
 need
 rc=0
-first=1
 for s in "$@"; do
-    [ $first -eq 1 ] || echo
-    first=0
+    [ "$s" = "$1" ] || echo
     show_stage "$s" || rc=$?
 done
 echo
