@@ -132,7 +132,7 @@ int res_md_ladder(const res_set *s, const char *label, sbuf *b);
 void res_md_benchmarks(const res_set *s, const char *label, sbuf *b);
 
 /* `tables`: the blocks of ROOT/NN_name/README.md and ROOT/README.md, and ROOT/BENCHMARKS.md,
-   rewritten (write 0: a diff of what would change printed). 0, or 1 when a file could not be
+   rewritten (write 0: the files that would change named). 0, or 1 when a file could not be
    read or written. */
 int res_tables(const res_set *s, const char *root, const char *label, int write);
 
