@@ -154,15 +154,17 @@ fi
 mkdir -p "$PDIR" || exit 3
 rows=$(mktemp) || exit 3
 trap 'rm -f "$rows" "$rows.once"' EXIT
-status=0
+status=0 n=0
 for s in "$@"; do
     if "$BUILD/$s" --list 2>/dev/null | awk '$2 == "allreduce" {f = 1} END {exit !f}'; then
         echo "profile: $s: left out (it spans several GPUs; ncu replays each kernel alone)"
         continue
     fi
+    n=$((n + 1))
     if [ $mode = run ]; then profile_stage "$s" || status=1; fi
     parse_stage "$s" || status=1
 done
-if [ -s "$rows" ]; then finish; else echo "profile: no rows: nothing was profiled" >&2; status=1; fi
+if [ -s "$rows" ]; then finish
+elif [ $n -gt 0 ]; then echo "profile: no rows: nothing was profiled" >&2; status=1; fi
 [ $status -eq 0 ] || echo "profile: a stage FAILED (above); its rows may be missing or partial"
 exit $status
