@@ -2,14 +2,11 @@
 # SPDX-License-Identifier: MIT
 # assignment.sh BUILD "STAGES": cuts an assignment (make assignment STAGES=a,b runs this).
 #
-# Writes BUILD/assignment/, the repository's tracked files (git ls-files where this folder is a
-# git work tree's top, else every file but build/, results/ and .git/), in which:
-#   - the .cu, .cuh, .c, .h and .md files of each chosen stage pass through
-#     tools/cut_solutions.awk, which replaces every solution region by a stub (a bad marker stops
-#     everything: exit 2);
-#   - what tools/solution_only.txt lists (answers, this guide for instructors) is left out;
-#   - every other file, the stages not chosen included, is copied as it is.
-# Then BUILD/assignment.tar.gz. Nothing is replaced until every file has been processed.
+# Writes BUILD/assignment/ and BUILD/assignment.tar.gz from the tracked files (git ls-files at
+# a work tree's top, else every file but build/, results/ and .git/): the .cu, .cuh, .c, .h and
+# .md files of each chosen stage pass through tools/cut_solutions.awk (every solution region
+# stubbed; a bad marker stops everything), what tools/solution_only.txt lists is left out, every
+# other file is copied. Nothing is replaced until every file has been processed.
 # Exit codes: 0 done; 1 a file could not be read, copied or written; 2 usage or a bad marker.
 set -u
 
@@ -44,7 +41,7 @@ if [ -n "$top" ] && [ "$top" = "$(pwd -P)" ]; then
     source_kind="git ls-files"
     untracked=$(git -c core.quotepath=off ls-files --others --exclude-standard | tr '\n' ' ')
     [ -n "$untracked" ] &&
-        echo "make assignment: note: not tracked by git, so left out: $untracked(git add to include)"
+        echo "make assignment: note: left out, not tracked by git: $untracked(git add to include)"
 else
     find . -type f ! -path './build/*' ! -path './results/*' ! -path './.git/*' |
         sed 's|^\./||' | LC_ALL=C sort >"$list" || fail 1

@@ -1,32 +1,25 @@
 # SPDX-License-Identifier: MIT
 # course.mk: the course kit (INSTRUCTORS.md tells the whole story).
-#   make assignment [STAGES=...]        the exercise tree: build/assignment/ and a tarball, each
-#                                       chosen stage's solution regions stubbed, answers left out
-#   make grade [STAGES=...]             grade this tree on this GPU: a table and
-#                                       build/grade/results.json (Gradescope's format); the
-#                                       sanitizer test needs compute-sanitizer
-#   make test-assignment [STAGES=...]   cut an assignment and build it with nvcc, for one
-#                                       architecture (ARCH, default sm_90): the stubs compile
-#   make mutants [MUTANTS=a/b,c]        (GPU) the mutant suite, tests/mutants/run.sh: every
-#                                       mutant graded as a submission must lose its stage's
-#                                       correctness, the solutions must keep full marks
-#   make test-mutants                   (no GPU) every mutant applies to the solution and its
-#                                       .cu compiles for one architecture (ARCH, default sm_90)
-# GRADE_FLAGS passes flags to the grader, build/grader (e.g. GRADE_FLAGS="--timeout-suite 60");
-# its outputs go to build/grade/.
+#   make assignment [STAGES=...]       build/assignment/ and a tarball: each chosen stage's
+#                                      solution regions stubbed, the answers left out
+#   make grade [STAGES=...]            grade this tree on this GPU: a table and
+#                                      build/grade/results.json (GRADE_FLAGS: the grader's flags)
+#   make test-assignment [STAGES=...]  cut an assignment and build it for one architecture
+#   make mutants [MUTANTS=a/b,c]       (GPU) every mutant of tests/mutants/ graded as a
+#                                      submission must lose its stage's correctness
+#   make test-mutants                  (no GPU) every mutant applies and its .cu compiles
 
 .PHONY: assignment grade test-assignment mutants test-mutants
 
 TOOLS_BINS += $(BUILD)/grader
 TOOLS_LIB  += $(BUILD)/obj/tools/grade_lib.o
 
-# the grader reads its CSVs with the results tool's reader (tools/results_read.c)
 $(BUILD)/grader: tools/grade.c tools/grade.h tools/results.h $(BUILD)/obj/tools/results_read.o \
                  $(BUILD)/libcommon.a
 	@mkdir -p $(@D)
 	$(HOST_CC) $(CFLAGS) -Itools $< $(BUILD)/obj/tools/results_read.o $(BUILD)/libcommon.a -o $@ -lm
 
-# the same source without its main, for the host tests
+# the grader without its main, for the host tests
 $(BUILD)/obj/tools/grade_lib.o: tools/grade.c tools/grade.h tools/results.h
 	@mkdir -p $(@D)
 	$(HOST_CC) $(CFLAGS) -Itools -DCOURSE_LIB -c $< -o $@
@@ -34,10 +27,9 @@ $(BUILD)/obj/tools/grade_lib.o: tools/grade.c tools/grade.h tools/results.h
 assignment:
 	@sh tools/assignment.sh '$(BUILD)' '$(STAGES)'
 
-# The grader needs a GPU (it says so and stops, exit 3, before anything is built). The stage
-# programs and the gpu suite are relinked from scratch and built with -k: a stage that does
-# not compile fails its own tests (with the compiler's errors) instead of stopping the
-# grading, and no program left over from an earlier build is ever graded.
+# The grader needs a GPU (it says so, exit 3, before anything is built). The programs are
+# relinked from scratch with -k: a stage that does not compile fails its own tests (with the
+# compiler's errors), and no program left over from an earlier build is ever graded.
 GRADE_FLAGS ?=
 # compute-sanitizer of the toolkit that builds, where it has one (else the grader looks on PATH)
 GRADE_SANITIZER = $(if $(wildcard $(CUDA_HOME)/bin/compute-sanitizer),\
@@ -52,19 +44,17 @@ grade: $(BUILD)/grader
 	$(BUILD)/grader --stages '$(STAGES)' --build $(BUILD) --out $(BUILD)/grade \
 	    --build-log $(BUILD)/grade/build.log $(GRADE_SANITIZER) $(GRADE_FLAGS)
 
-# Kept out of the host suite (which students run often) because it takes about a minute
-# of nvcc on two cores; CI runs it after make test.
+# Not in the host suite (a minute of nvcc on two cores); CI runs it.
 test-assignment: assignment
 	$(MAKE) -C $(BUILD)/assignment --no-print-directory BUILD=build ARCH=$(or $(ARCH),sm_90) all
 	@echo "make test-assignment: the assignment ($(STAGES)) builds with nvcc"
 
-# The mutant suite (INSTRUCTORS.md, Proving the grader). MUTANTS narrows it: NN_stage/NAME or
-# NN_stage, comma separated; MUTANT_JOBS (environment) grades that many mutants at a time.
+# MUTANTS: NN_stage/NAME or NN_stage, comma separated; MUTANT_JOBS (environment): how many
+# mutants are graded at a time.
 MUTANTS ?=
 mutants: $(BUILD)/grader
 	@BUILD='$(BUILD)' $(if $(CUNIT_PREFIX),CUNIT_PREFIX='$(CUNIT_PREFIX)') \
 	    sh tests/mutants/run.sh $(subst $(comma),$(space),$(MUTANTS))
 
-# CI's check that no mutant went stale: about 2 s of nvcc a mutant on two cores
 test-mutants:
 	@NVCC='$(NVCC)' ARCH='$(or $(firstword $(ARCH_LIST)),sm_90)' sh tests/mutants/run.sh --check

@@ -1,16 +1,10 @@
 # SPDX-License-Identifier: MIT
-# cut_solutions.awk: the solution regions of one file replaced by stubs (make assignment).
+# cut_solutions.awk: the solution regions of one file replaced by stubs (make assignment; the
+# rules: INSTRUCTORS.md, Cutting an assignment). Every other byte is kept (CRLF, a last line
+# without a newline: last_eol=0). Writes out and prints the number of regions; a bad marker:
+# "PATH:LINE: message" on stderr, exit 2.
 #
 #   awk -v name=PATH -v md=0|1 -v last_eol=0|1 -v out=FILE -f tools/cut_solutions.awk PATH
-#
-# A region runs from a line containing "BEGIN SOLUTION" to the next line containing
-# "END SOLUTION" (substring match, as nbgrader does; regions do not nest). In code (md=0) it
-# becomes one line: the line right after BEGIN when it holds "HINT:", else the BEGIN line's
-# indentation and CODE_STUB. In Markdown (md=1): that hint line if there is one, then the
-# indentation and MD_STUB. Every other byte is kept: the CR of CRLF lines, and a last line
-# without a newline (last_eol=0) keeps lacking one. Writes the text to out and prints the number
-# of regions. A nested BEGIN, an END without a BEGIN, a BEGIN without an END, or both on one
-# line: "PATH:LINE: message" on stderr, exit 2.
 BEGIN {
     CODE_STUB = "// TODO: implement this part (see README.md, Exercises)"
     MD_STUB = "*(left for you to work out)*"

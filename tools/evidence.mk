@@ -1,18 +1,10 @@
 # SPDX-License-Identifier: MIT
-# evidence.mk: what the hardware says about each lesson.
-#   make profile [STAGE=dir]  Nsight Compute counters of every variant of the stage (of every
-#                             stage in STAGES without STAGE): a table, results/profile.csv
-#                             (GPU and ncu; NCU_FLAGS=... is appended to ncu's options)
-#   make sanitize             memcheck, racecheck, synccheck and initcheck over every variant
-#                             and dtype of STAGES at awkward sizes, memcheck over the gpu suite:
-#                             results/sanitize.txt (GPU and compute-sanitizer;
-#                             SANITIZERS=memcheck,racecheck picks tools)
-#   make sass STAGE=dir       the stage's SASS filtered to the lesson's instructions, with the
-#                             bytes each thread keeps in flight (cuobjdump; SASS_FLAGS=-v adds
-#                             the instructions themselves)
-#   make evidence-selftest    the parsers of these tools on samples (tests/host/evidence.sh; no GPU)
-# Without a GPU, or without ncu / compute-sanitizer / cuobjdump, a target says so in one line
-# and its script exits 3. The scripts (tools/profile.sh, sanitize.sh, sass.sh) say how.
+# evidence.mk: what the hardware says about each lesson (maint/EVIDENCE_NOTES.md).
+#   make profile [STAGE=dir]  Nsight Compute over every variant: a table, results/profile.csv
+#   make sanitize             compute-sanitizer over every variant of STAGES: results/sanitize.txt
+#   make sass STAGE=dir       the stage's SASS filtered to its lesson (SASS_FLAGS=-v: all of it)
+#   make evidence-selftest    the scripts' parsers on samples (tests/host/evidence.sh; no GPU)
+# Without a GPU or the tool, a target says so in one line (its script exits 3).
 
 .PHONY: profile sanitize sass evidence-selftest
 
@@ -23,8 +15,6 @@ EVIDENCE_ENV = BUILD='$(BUILD)' RESULTS='$(RESULTS)' HAVE_GPU='$(HAVE_GPU)' ARCH
 # the baselines program is sanitized too when every stage is
 EVIDENCE_BASELINES = $(if $(filter-out $(STAGES),$(ALL_STAGES)),,--baselines)
 
-# Each target first checks the GPU and the tool (one line, exit 3), then builds what it
-# runs, then runs it.
 profile:
 	@$(EVIDENCE_ENV) sh tools/profile.sh --need
 	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/,$(EVIDENCE_STAGES))

@@ -12,12 +12,10 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
-l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,\
-sm__ctas_launched.sum,smsp__sass_inst_executed_op_global_atom.sum
+l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 
-# find_tool NAME: prints the path of a CUDA tool and returns 0, or returns 1. Looks on PATH,
-# then in $CUDA_HOME/bin, /usr/local/cuda/bin, and where the toolkit installs the tool itself
-# (compute-sanitizer/, /opt/nvidia/nsight-compute/<version>/ for ncu, the newest first).
+# find_tool NAME: the path of a CUDA tool (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin, their
+# compute-sanitizer/, the newest /opt/nvidia/nsight-compute/*/ncu), else return 1.
 find_tool() {
     _t=$(command -v "$1" 2>/dev/null) && { echo "$_t"; return 0; }
     _h=${CUDA_HOME:-/usr/local/cuda}
@@ -34,16 +32,14 @@ find_tool() {
     return 1
 }
 
-# have_gpu: true when a CUDA device is visible. HAVE_GPU from make wins when it is set
-# (yes or empty); otherwise nvidia-smi decides.
+# have_gpu: HAVE_GPU from make (yes or empty) when it is set, else whether nvidia-smi sees one.
 have_gpu() {
     if [ "${HAVE_GPU+set}" = set ]; then [ "$HAVE_GPU" = yes ]; return; fi
     nvidia-smi -L 2>/dev/null | grep -q GPU
 }
 
-# pick_arch CUOBJDUMP BINARY: the SASS architecture to read from BINARY: $ARCH if the binary
-# holds it, else the installed GPU's, else sm_90 if present, else the newest it holds.
-# Prints nothing when the binary holds no machine code.
+# pick_arch CUOBJDUMP BINARY: the SASS to read from BINARY: $ARCH, else the installed GPU's,
+# else sm_90, else the newest it holds; nothing when it holds no machine code.
 pick_arch() {
     _have=$("$1" -lelf "$2" 2>/dev/null |
             sed -n 's/.*\.\(sm_[0-9][0-9]*[a-z]*\)\.cubin$/\1/p' | sort -u)
@@ -56,8 +52,7 @@ pick_arch() {
     echo "$_have" | sort -t_ -k2 -n | tail -n1
 }
 
-# demangle: a filter from mangled to readable C++ names, one per line (cu++filt, else
-# c++filt, else the names as they are).
+# demangle: mangled C++ names to readable ones, a line each (cu++filt, c++filt, else as is).
 demangle() {
     if _f=$(find_tool cu++filt); then "$_f"
     elif command -v c++filt >/dev/null 2>&1; then c++filt

@@ -1,32 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* grader: grades the working tree (the full repository or a generated assignment) on this GPU.
+/* grader: grades the working tree (the full repository or a cut assignment) on this GPU
+ * (INSTRUCTORS.md tells how and what each test does).
  *
  *   build/grader [--stages a,b] [--thresholds tools/thresholds.txt] [--build build]
  *                [--out build/grade] [--build-log FILE] [--timeout-suite S] [--timeout-check S]
  *                [--timeout-run S] [--sanitizers memcheck,racecheck,synccheck,initcheck|none]
  *                [--compute-sanitizer PATH] [--probe] [--no-gpu-probe]
  *
- * Per stage, four correctness tests, each all or nothing:
- *   gpu suite        GPU_TEST_STAGES=NN_name build/test_gpu
- *   program check    build/NN_name --check-only, and at the awkward sizes of `make check`
- *   standard run     build/NN_name --csv build/grade/NN_name.csv (checks, then times)
- *   sanitizers       compute-sanitizer (each tool of --sanitizers, --error-exitcode 1) over
- *                    build/NN_name --check-only at sizes where every loop of every kernel runs
- *                    more than once on this GPU (sanitizer_sizes), and memcheck over the gpu
- *                    suite's quick mode (misaligned pointers); each command under
- *                    --timeout-check
- * and one performance test per rule of tools/thresholds.txt, scored from that run's CSV
- * (pct_of_ceiling against the rule's threshold; zero when the stage is not correct, that is
- * when any correctness test failed).
- * Every child runs in its own process group under a time limit; a hang is a failed test
- * ("timed out after N s"), a crash a failed test with the end of its output; after a time-out
- * the sanitizer test of that stage is not run (a failure).
- * Prints a table and writes build/grade/results.json (Gradescope's format); the full output
- * of every child is kept in build/grade/logs/.
- * Exit codes: 0 grading completed, whatever the score; 1 results.json cannot be written;
- * 2 usage (a bad flag, a bad thresholds file, an unknown stage); 3 no GPU, or no
- * compute-sanitizer while the sanitizer test is on.
- * Built without main (-DCOURSE_LIB) for the host tests.
+ * Per stage: the gpu suite, the program check, the standard run and the sanitizer test (all or
+ * nothing), then the performance rules (nothing while the stage is not correct); a table and
+ * OUT/results.json (Gradescope's format), every child's output in OUT/logs/.
+ * Exit codes: 0 graded, whatever the score; 1 results.json cannot be written; 2 usage; 3 no
+ * GPU, or no compute-sanitizer while the sanitizer test is on. -DCOURSE_LIB: no main (tests).
  */
 #include "grade.h"
 #include "cli.h"
@@ -41,27 +26,30 @@
 
 /* ---- the thresholds file ------------------------------------------------ */
 
-static const char *const known_ops[] = {"sum", "rowsum", "softmax", "logsoftmax", NULL};
+/* the ops of the results schema, in the order of op_kind */
+static const char *const known_ops[] = {"sum",        "rowsum",    "softmax",
+                                        "logsoftmax", "allreduce", NULL};
 static const char *const known_dtypes[] = {"f32", "f16", "bf16", NULL};
 
-static int in_list(const char *s, const char *const *list)
+static int list_index(const char *s, const char *const *list)
 {
-    for (; *list; list++)
-        if (strcmp(s, *list) == 0) return 1;
-    return 0;
+    for (int i = 0; list[i]; i++)
+        if (strcmp(s, list[i]) == 0) return i;
+    return -1;
 }
 
 /* "NN_name": two digits, an underscore, then letters, digits and underscores. */
 static int is_stage_name(const char *s)
 {
-    if (!isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[1]) || s[2] != '_' || !s[3])
+    if (!isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[1]) || s[2] != '_' || !s[3] ||
+        strlen(s) >= GRADE_NAME_MAX)
         return 0;
     for (s += 3; *s; s++)
         if (!isalnum((unsigned char)*s) && *s != '_') return 0;
     return 1;
 }
 
-/* Parses a finite number in [lo, hi] from the whole of text. Returns 0, or -1. */
+/* A finite number in [lo, hi] from the whole of text: 0, or -1. */
 static int parse_number(const char *text, double lo, double hi, double *out)
 {
     char *end;
@@ -71,142 +59,75 @@ static int parse_number(const char *text, double lo, double hi, double *out)
     return 0;
 }
 
-/* Copies a field into dst[cap]; -1 when it does not fit. */
-static int copy_field(char *dst, size_t cap, const char *src)
-{
-    size_t n = strlen(src);
-    if (n >= cap) return -1;
-    memcpy(dst, src, n + 1);
-    return 0;
-}
+#define BAD(...)                                          \
+    do {                                                  \
+        snprintf(err, err_len, "%s:%d: ", name, line_no); \
+        size_t k_ = strlen(err);                          \
+        snprintf(err + k_, err_len - k_, __VA_ARGS__);    \
+        goto fail;                                        \
+    } while (0)
 
-#define MAX_FIELDS 8
-
-int thresholds_parse(const char *text, const char *name, thresholds_t *t, char *err,
-                     size_t err_len)
+int thresholds_parse(const char *text, const char *name, thresholds_t *t, char *err, size_t err_len)
 {
     memset(t, 0, sizeof *t);
-    size_t cap_c = 0, cap_p = 0;
     int line_no = 0;
-    const char *p = text;
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        line_no++;
-        char line[1024];
-        if (n >= sizeof line) {
-            snprintf(err, err_len, "%s:%d: line longer than %zu characters", name, line_no,
-                     sizeof line - 1);
-            goto fail;
-        }
-        memcpy(line, p, n);
-        line[n] = '\0';
-        p += n + (nl ? 1 : 0);
-        char *hash = strchr(line, '#');
-        if (hash) *hash = '\0';
-        char *f[MAX_FIELDS + 1];
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+        char line[1024], *f[8];
         int nf = 0;
-        for (char *tok = strtok(line, " \t\r"); tok; tok = strtok(NULL, " \t\r")) {
-            if (nf == MAX_FIELDS + 1) break;
+        line_no++;
+        if (n >= sizeof line) BAD("line longer than %zu characters", sizeof line - 1);
+        snprintf(line, sizeof line, "%.*s", (int)n, p);
+        p += n + (p[n] == '\n');
+        line[strcspn(line, "#")] = '\0';
+        for (char *tok = strtok(line, " \t\r"); tok && nf < 8; tok = strtok(NULL, " \t\r"))
             f[nf++] = tok;
-        }
         if (nf == 0) continue;
-        if (strcmp(f[0], "correctness") == 0) {
-            if (nf != 5 && nf != 6) {
-                snprintf(err, err_len, "%s:%d: correctness takes 4 fields (STAGE SUITE CHECK RUN) "
-                         "or 5 (and SANITIZERS), not %d", name, line_no, nf - 1);
-                goto fail;
-            }
+        int perf = strcmp(f[0], "performance") == 0;
+        if (!perf && strcmp(f[0], "correctness") != 0)
+            BAD("unknown rule '%s' (correctness or performance)", f[0]);
+        if (perf && nf != 7)
+            BAD("performance takes 6 fields (STAGE VARIANT OP DTYPE PCT POINTS), not %d", nf - 1);
+        if (!perf && nf != 5 && nf != 6)
+            BAD("correctness takes 4 fields (STAGE SUITE CHECK RUN) or 5 (and SANITIZERS), not %d",
+                nf - 1);
+        if (!is_stage_name(f[1])) BAD("'%s' is not a stage name (NN_name)", f[1]);
+        if (!perf) {
             correct_rule r = {.line = line_no};
-            if (!is_stage_name(f[1]) || copy_field(r.stage, sizeof r.stage, f[1])) {
-                snprintf(err, err_len, "%s:%d: '%s' is not a stage name (NN_name)", name, line_no,
-                         f[1]);
-                goto fail;
-            }
-            double *pts[4] = {&r.suite_points, &r.check_points, &r.run_points,
-                              &r.sanitizer_points};
-            for (int i = 0; i < nf - 2; i++)
-                if (parse_number(f[2 + i], 0, 1e6, pts[i])) {
-                    snprintf(err, err_len, "%s:%d: points '%s' are not a number >= 0", name,
-                             line_no, f[2 + i]);
-                    goto fail;
-                }
-            if (thresholds_correctness(t, r.stage)) {
-                snprintf(err, err_len, "%s:%d: a second correctness rule for %s (the first is at "
-                         "line %d)", name, line_no, r.stage,
-                         thresholds_correctness(t, r.stage)->line);
-                goto fail;
-            }
-            if (t->n_correct == cap_c) {
-                cap_c = cap_c ? 2 * cap_c : 16;
-                correct_rule *q = realloc(t->correct, cap_c * sizeof *q);
-                if (!q) goto oom;
-                t->correct = q;
-            }
+            double *pts[4] = {&r.suite_points, &r.check_points, &r.run_points, &r.sanitizer_points};
+            for (int i = 2; i < nf; i++)
+                if (parse_number(f[i], 0, 1e6, pts[i - 2]))
+                    BAD("points '%s' are not a number >= 0", f[i]);
+            const correct_rule *o = thresholds_correctness(t, f[1]);
+            if (o) BAD("a second correctness rule for %s (the first is at line %d)", f[1], o->line);
+            strcpy(r.stage, f[1]);
+            t->correct = res_xrealloc(t->correct, (t->n_correct + 1) * sizeof *t->correct);
             t->correct[t->n_correct++] = r;
-        } else if (strcmp(f[0], "performance") == 0) {
-            if (nf != 7) {
-                snprintf(err, err_len, "%s:%d: performance takes 6 fields (STAGE VARIANT OP DTYPE "
-                         "PCT POINTS), not %d", name, line_no, nf - 1);
-                goto fail;
-            }
-            perf_rule r = {.line = line_no};
-            if (!is_stage_name(f[1]) || copy_field(r.stage, sizeof r.stage, f[1])) {
-                snprintf(err, err_len, "%s:%d: '%s' is not a stage name (NN_name)", name, line_no,
-                         f[1]);
-                goto fail;
-            }
-            if (copy_field(r.variant, sizeof r.variant, f[2])) {
-                snprintf(err, err_len, "%s:%d: variant name too long", name, line_no);
-                goto fail;
-            }
-            if (!in_list(f[3], known_ops)) {
-                snprintf(err, err_len, "%s:%d: op '%s' is not sum, rowsum, softmax or logsoftmax",
-                         name, line_no, f[3]);
-                goto fail;
-            }
-            if (!in_list(f[4], known_dtypes)) {
-                snprintf(err, err_len, "%s:%d: dtype '%s' is not f32, f16 or bf16", name, line_no,
-                         f[4]);
-                goto fail;
-            }
-            strcpy(r.op, f[3]);
-            strcpy(r.dtype, f[4]);
-            if (parse_number(f[5], 1e-9, 100, &r.pct)) {
-                snprintf(err, err_len, "%s:%d: percent of ceiling '%s' is not a number in (0, 100]",
-                         name, line_no, f[5]);
-                goto fail;
-            }
-            if (parse_number(f[6], 0, 1e6, &r.points)) {
-                snprintf(err, err_len, "%s:%d: points '%s' are not a number >= 0", name, line_no,
-                         f[6]);
-                goto fail;
-            }
-            for (size_t i = 0; i < t->n_perf; i++) {
-                const perf_rule *o = &t->perf[i];
-                if (!strcmp(o->stage, r.stage) && !strcmp(o->variant, r.variant) &&
-                    !strcmp(o->op, r.op) && !strcmp(o->dtype, r.dtype)) {
-                    snprintf(err, err_len, "%s:%d: a second rule for %s %s %s %s (the first is at "
-                             "line %d)", name, line_no, r.stage, r.variant, r.op, r.dtype, o->line);
-                    goto fail;
-                }
-            }
-            if (t->n_perf == cap_p) {
-                cap_p = cap_p ? 2 * cap_p : 32;
-                perf_rule *q = realloc(t->perf, cap_p * sizeof *q);
-                if (!q) goto oom;
-                t->perf = q;
-            }
-            t->perf[t->n_perf++] = r;
-        } else {
-            snprintf(err, err_len, "%s:%d: unknown rule '%s' (correctness or performance)", name,
-                     line_no, f[0]);
-            goto fail;
+            continue;
         }
+        perf_rule r = {.line = line_no};
+        if (strlen(f[2]) >= sizeof r.variant) BAD("variant name too long");
+        if (list_index(f[3], known_ops) < 0)
+            BAD("op '%s' is not sum, rowsum, softmax, logsoftmax or allreduce", f[3]);
+        if (list_index(f[4], known_dtypes) < 0) BAD("dtype '%s' is not f32, f16 or bf16", f[4]);
+        if (parse_number(f[5], 1e-9, 100, &r.pct))
+            BAD("percent of ceiling '%s' is not a number in (0, 100]", f[5]);
+        if (parse_number(f[6], 0, 1e6, &r.points)) BAD("points '%s' are not a number >= 0", f[6]);
+        strcpy(r.stage, f[1]);
+        strcpy(r.variant, f[2]);
+        strcpy(r.op, f[3]);
+        strcpy(r.dtype, f[4]);
+        for (size_t i = 0; i < t->n_perf; i++) {
+            const perf_rule *o = &t->perf[i];
+            if (!strcmp(o->stage, r.stage) && !strcmp(o->variant, r.variant) &&
+                !strcmp(o->op, r.op) && !strcmp(o->dtype, r.dtype))
+                BAD("a second rule for %s %s %s %s (the first is at line %d)", r.stage, r.variant,
+                    r.op, r.dtype, o->line);
+        }
+        t->perf = res_xrealloc(t->perf, (t->n_perf + 1) * sizeof *t->perf);
+        t->perf[t->n_perf++] = r;
     }
     return 0;
-oom:
-    snprintf(err, err_len, "%s: out of memory", name);
 fail:
     thresholds_free(t);
     return -1;
@@ -226,48 +147,48 @@ const correct_rule *thresholds_correctness(const thresholds_t *t, const char *st
     return NULL;
 }
 
-/* ---- scores ---------------------------------------------------------------- */
+/* ---- scores and the results CSV ------------------------------------------------ */
 
 double round_points(double x) { return floor(x * 100.0 + 0.5) / 100.0; }
 
 double perf_score(double points, double pct, double threshold_pct, int stage_correct)
 {
     if (!stage_correct || !(pct >= 0) || !isfinite(pct) || !(threshold_pct > 0)) return 0;
-    if (pct >= threshold_pct) return round_points(points);
-    return round_points(points * pct / threshold_pct);
+    return round_points(pct >= threshold_pct ? points : points * pct / threshold_pct);
 }
-
-/* ---- the results CSV (read by the results tool's reader, tools/results_read.c) ---- */
 
 int csv_find(const char *text, const char *stage, const char *variant, const char *op,
              const char *dtype, csv_hit *hit)
 {
     res_file f;
     char err[256];
-    if (res_read_text(text, "csv", &f, err, sizeof err) != 0) return -1;
     int found = 0;
-    for (size_t i = 0; i < f.n && !found; i++) {
+    *hit = (csv_hit){0};
+    if (res_read_text(text, "csv", &f, err, sizeof err) != 0) return -1;
+    for (size_t i = 0; i < f.n; i++) {
         const res_entry *e = &f.e[i];
-        found = !strcmp(e->stage, stage) && !strcmp(e->variant, variant) &&
-                !strcmp(op_name(e->op), op) && !strcmp(dtype_name(e->dt), dtype);
-        if (found) *hit = (csv_hit){e->pct, e->gbps, e->ceiling, e->n_fail == 0};
+        if (strcmp(e->stage, stage)) continue;
+        hit->rows += e->n_ok + e->n_fail;
+        hit->failed += e->n_fail;
+        if (!found && variant && !strcmp(e->variant, variant) && !strcmp(op_name(e->op), op) &&
+            !strcmp(dtype_name(e->dt), dtype)) {
+            found = 1;
+            hit->pct_of_ceiling = e->pct;
+            hit->gbps = e->gbps;
+            hit->ceiling_gbps = e->ceiling;
+            hit->check_ok = e->n_fail == 0;
+        }
     }
     free(f.e);
     return found;
 }
 
-int csv_count(const char *text, const char *stage, size_t *rows, size_t *failed)
+int csv_sm_count(const char *text)
 {
-    res_file f;
-    char err[256];
-    *rows = *failed = 0;
-    if (res_read_text(text, "csv", &f, err, sizeof err) != 0) return -1;
-    for (size_t i = 0; i < f.n; i++)
-        if (strcmp(f.e[i].stage, stage) == 0) {
-            *rows += f.e[i].n_ok + f.e[i].n_fail;
-            *failed += f.e[i].n_fail;
-        }
-    free(f.e);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+        int sms = 0;
+        if (sscanf(p, "# sm_count: %d", &sms) == 1 && sms > 0) return sms;
+    }
     return 0;
 }
 
@@ -277,20 +198,16 @@ int csv_count(const char *text, const char *stage, size_t *rows, size_t *failed)
    surrogates and code points above U+10FFFF are not). */
 static size_t utf8_seq(const unsigned char *s, size_t n)
 {
-    unsigned char c = s[0];
-    size_t k;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) k = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        k = 3;
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        k = 4;
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F;
-    } else return 0;
-    if (n < k || s[1] < lo || s[1] > hi) return 0;
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+    size_t k = c >= 0xC2 && c <= 0xDF   ? 2
+               : c >= 0xE0 && c <= 0xEF ? 3
+               : c >= 0xF0 && c <= 0xF4 ? 4
+                                        : 0;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+    if (k == 0 || n < k || s[1] < lo || s[1] > hi) return 0;
     for (size_t i = 2; i < k; i++)
         if (s[i] < 0x80 || s[i] > 0xBF) return 0;
     return k;
@@ -298,24 +215,27 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 
 char *json_string(const char *s, size_t len)
 {
-    /* the worst case is 6 output bytes per input byte, plus quotes and the NUL */
-    if (len > ((size_t)-1 - 3) / 6) return NULL;
+    if (len > ((size_t)-1 - 3) / 6) return NULL; /* 6 output bytes an input byte at most */
     char *out = malloc(6 * len + 3), *o = out;
-    if (!out) return NULL;
     const unsigned char *u = (const unsigned char *)s;
+    if (!out) return NULL;
     *o++ = '"';
-    for (size_t i = 0; i < len;) {
+    for (size_t i = 0, k; i < len; i += k) {
         unsigned char c = u[i];
-        if (c == '"' || c == '\\') { *o++ = '\\'; *o++ = (char)c; i++; }
-        else if (c == '\n') { memcpy(o, "\\n", 2); o += 2; i++; }
-        else if (c == '\r') { memcpy(o, "\\r", 2); o += 2; i++; }
-        else if (c == '\t') { memcpy(o, "\\t", 2); o += 2; i++; }
-        else if (c < 0x20 || c == 0x7F) { o += sprintf(o, "\\u%04x", c); i++; }
-        else if (c < 0x80) { *o++ = (char)c; i++; }
+        static const char from[] = "\"\\\n\r\t", to[] = "\"\\nrt";
+        const char *esc = c ? strchr(from, c) : NULL;
+        k = 1;
+        if (esc)
+            o += sprintf(o, "\\%c", to[esc - from]);
+        else if (c < 0x20 || c == 0x7F)
+            o += sprintf(o, "\\u%04x", c);
+        else if (c < 0x80)
+            *o++ = (char)c;
+        else if ((k = utf8_seq(u + i, len - i)) > 0)
+            o = (char *)memcpy(o, u + i, k) + k;
         else {
-            size_t k = utf8_seq(u + i, len - i);
-            if (k) { memcpy(o, u + i, k); o += k; i += k; }
-            else { memcpy(o, "\\ufffd", 6); o += 6; i++; }
+            o += sprintf(o, "\\ufffd");
+            k = 1;
         }
     }
     *o++ = '"';
@@ -325,12 +245,11 @@ char *json_string(const char *s, size_t len)
 
 static int names_failure(const char *line, size_t n)
 {
-    static const char *const keys[] = {"FAIL", "error", "Error", "timed out", "past the end",
-                                       "Assertion", "had failures", "fatal", "mismatch", NULL};
+    static const char *const keys[] = {"FAIL",         "error",     "Error",        "timed out",
+                                       "past the end", "Assertion", "had failures", "fatal",
+                                       "mismatch",     NULL};
     char buf[512];
-    size_t m = n < sizeof buf - 1 ? n : sizeof buf - 1;
-    memcpy(buf, line, m);
-    buf[m] = '\0';
+    snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), line);
     for (int i = 0; keys[i]; i++)
         if (strstr(buf, keys[i])) return 1;
     return 0;
@@ -338,136 +257,106 @@ static int names_failure(const char *line, size_t n)
 
 char *output_excerpt(const char *text, size_t len, size_t tail_lines, size_t max_bytes)
 {
-    size_t lines = 0;
+    size_t lines = len && text[len - 1] != '\n';
     for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
-    if (len && text[len - 1] != '\n') lines++;
-    size_t cap = len + 256;
-    char *out = malloc(cap + 1), *o = out;
+    char *out = malloc(len + 256 + 1), *o = out;
     if (!out) return NULL;
-    if (lines <= 2 * tail_lines) {
-        memcpy(o, text, len);
-        o += len;
-    } else {
-        /* the lines naming a failure, then the tail */
-        size_t shown = 0, line_no = 0, tail_from = lines - tail_lines;
-        for (size_t i = 0; i < len && line_no < tail_from;) {
+    size_t i = 0, shown = 0, line_no = 0, tail_from = lines - tail_lines;
+    if (lines > 2 * tail_lines) { /* the lines naming a failure, then the tail */
+        for (; i < len && line_no < tail_from; line_no++) {
             const char *nl = memchr(text + i, '\n', len - i);
             size_t n = nl ? (size_t)(nl - (text + i)) + 1 : len - i;
             if (shown < 20 && names_failure(text + i, n)) {
-                memcpy(o, text + i, n);
-                o += n;
+                o = (char *)memcpy(o, text + i, n) + n;
                 shown++;
             }
             i += n;
-            line_no++;
         }
         o += sprintf(o, "[... %zu lines in all; the last %zu follow ...]\n", lines, tail_lines);
-        size_t i = 0;
-        for (line_no = 0; line_no < tail_from; line_no++) {
-            const char *nl = memchr(text + i, '\n', len - i);
-            i = (size_t)(nl - text) + 1;
-        }
-        memcpy(o, text + i, len - i);
-        o += len - i;
     }
+    o = (char *)memcpy(o, text + i, len - i) + (len - i);
     *o = '\0';
     size_t n = (size_t)(o - out);
-    if (n > max_bytes && max_bytes > 64) {
-        /* keep the end, where the verdict is; cut at a line start */
-        const char *from = out + n - (max_bytes - 40);
-        const char *nl = strchr(from, '\n');
+    if (n > max_bytes && max_bytes > 64) { /* keep the end, where the verdict is */
+        const char *from = out + n - (max_bytes - 40), *nl = strchr(from, '\n');
         if (nl && nl + 1 < o) from = nl + 1;
-        size_t keep = (size_t)(o - from);
-        char head[] = "[... output cut ...]\n";
-        memmove(out + strlen(head), from, keep + 1);
-        memcpy(out, head, strlen(head));
+        static const char head[] = "[... output cut ...]\n";
+        memmove(out + sizeof head - 1, from, (size_t)(o - from) + 1);
+        memcpy(out, head, sizeof head - 1);
     }
     return out;
 }
 
+/* ---- the sanitizer's output ------------------------------------------------------ */
 
-/* ---- the sanitizer test ------------------------------------------------------ */
-
-/* The number after key in line (a summary line), or -1 when key is not in it. */
+/* The number after key in line[0..n), or -1 when key is not in it. */
 static long summary_count(const char *line, size_t n, const char *key)
 {
-    char buf[512];
-    size_t m = n < sizeof buf - 1 ? n : sizeof buf - 1;
-    memcpy(buf, line, m);
-    buf[m] = '\0';
+    char buf[512], *end;
+    snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), line);
     const char *k = strstr(buf, key);
     if (!k) return -1;
-    char *end;
     long v = strtol(k + strlen(key), &end, 10);
     return end == k + strlen(key) || v < 0 ? -1 : v;
+}
+
+static long is_summary(const char *line, size_t n)
+{
+    long e = summary_count(line, n, "ERROR SUMMARY: "),
+         h = summary_count(line, n, "RACECHECK SUMMARY: ");
+    return e > h ? e : h; /* racecheck may print both for the same findings */
 }
 
 int sanitizer_findings(const char *text)
 {
     long found = -1;
     for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        /* racecheck may print both lines for the same findings: the larger count */
-        long e = summary_count(p, n, "ERROR SUMMARY: ");
-        long h = summary_count(p, n, "RACECHECK SUMMARY: ");
-        if (e > found) found = e;
-        if (h > found) found = h;
-        p += n + (nl ? 1 : 0);
+        size_t n = strcspn(p, "\n");
+        long c = is_summary(p, n);
+        if (c > found) found = c;
+        p += n + (p[n] == '\n');
     }
     return found > 1000000 ? 1000000 : (int)found;
 }
 
-#define SAN_PREFIX "========="
 #define SAN_LINE_MAX 160
 
-/* Appends line[0..n) to out, cut to SAN_LINE_MAX characters, and a newline. */
+/* Appends line[0..n), cut to SAN_LINE_MAX characters, and a newline to o. */
 static char *add_cut_line(char *o, const char *line, size_t n)
 {
-    if (n > SAN_LINE_MAX) {
-        memcpy(o, line, SAN_LINE_MAX - 3);
-        memcpy(o + SAN_LINE_MAX - 3, "...", 3);
-        o += SAN_LINE_MAX;
-    } else {
-        memcpy(o, line, n);
-        o += n;
-    }
-    *o++ = '\n';
-    return o;
+    if (n > SAN_LINE_MAX) return o + sprintf(o, "%.*s...\n", SAN_LINE_MAX - 3, line);
+    return o + sprintf(o, "%.*s\n", (int)n, line);
 }
 
 char *sanitizer_report(const char *text, size_t max_lines)
 {
     char *out = malloc((max_lines + 2) * (SAN_LINE_MAX + 1) + 1), *o = out;
     if (!out) return NULL;
-    const size_t plen = strlen(SAN_PREFIX);
     enum { BEFORE, IN, AFTER } state = BEFORE;
-    size_t taken = 0;
+    size_t taken = 0, summary_len = 0;
     const char *summary = NULL;
-    size_t summary_len = 0;
     for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
         const char *line = p;
-        p += n + (nl ? 1 : 0);
+        size_t n = strcspn(p, "\n");
+        p += n + (p[n] == '\n');
         if (n && line[n - 1] == '\r') n--;
-        if (n < plen || strncmp(line, SAN_PREFIX, plen) != 0) {
+        if (n < 9 || strncmp(line, "=========", 9) != 0) {
             if (state == IN) state = AFTER; /* the program's own output ends a report */
             continue;
         }
-        if (summary_count(line, n, "ERROR SUMMARY: ") >= 0 ||
-            summary_count(line, n, "RACECHECK SUMMARY: ") >= 0) {
-            if (!summary) { summary = line; summary_len = n; }
+        if (is_summary(line, n) >= 0) {
+            if (!summary) summary = line, summary_len = n;
             if (state == IN) state = AFTER;
             continue;
         }
-        size_t k = plen;
-        while (k < n && line[k] == ' ') k++;
-        int blank = k == n;
-        int header = n - k >= 17 && strncmp(line + k, "COMPUTE-SANITIZER", 17) == 0;
-        int backtrace = n - k >= 20 && strncmp(line + k, "Saved host backtrace", 20) == 0;
-        if (state == BEFORE && !blank && !header && !backtrace) state = IN;
-        else if (state == IN && (blank || backtrace || taken == max_lines)) state = AFTER;
+        const char *r = line + 9 + strspn(line + 9, " ");
+        size_t left = n - (size_t)(r - line);
+        int blank = left == 0, header = left >= 17 && !strncmp(r, "COMPUTE-SANITIZER", 17);
+        int backtrace = left >= 20 && !strncmp(r, "Saved host backtrace", 20);
+        if (state == BEFORE && !blank && !header && !backtrace)
+            state = IN;
+        else if (state == IN && (blank || backtrace || taken == max_lines))
+            state = AFTER;
         if (state == IN && taken < max_lines) {
             o = add_cut_line(o, line, n);
             taken++;
@@ -478,17 +367,6 @@ char *sanitizer_report(const char *text, size_t max_lines)
     return out;
 }
 
-int csv_sm_count(const char *text)
-{
-    for (const char *p = text; p && *p;) {
-        int sms = 0;
-        if (sscanf(p, "# sm_count: %d", &sms) == 1 && sms > 0) return sms;
-        p = strchr(p, '\n');
-        if (p) p++;
-    }
-    return 0;
-}
-
 void sanitizer_sizes(int sms, char *n_sum, size_t n_len, char *rows, size_t rows_len)
 {
     if (sms <= 0 || sms > 100000) sms = 132;
@@ -496,54 +374,79 @@ void sanitizer_sizes(int sms, char *n_sum, size_t n_len, char *rows, size_t rows
     snprintf(rows, rows_len, "%zu", (size_t)32 * (size_t)sms + 3);
 }
 
-
 #ifndef COURSE_LIB
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <glob.h>
 #include <sys/stat.h>
-#include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-/* The sizes of `make check` (Makefile), per op: where tails, partial warps and partial
-   blocks show up. The grader runs the same commands. */
-#define CHECK_SUM_N        "1,2,31,33,1023,1025,65537,1000003"
-#define CHECK_ROW_COLS     "1,3,33,1025,65537"
-#define CHECK_SOFT_COLS    "1,3,33,1000,1025,20000,100000"
-#define CHECK_SOFT_LONG    "262144,262147"
-#define MAX_STAGES 64
-#define EXCERPT_LINES 25
-#define EXCERPT_BYTES 6000
+/* The sizes of `make check` (Makefile), per op: where tails, partial warps and partial blocks
+   show up. */
+#define CHECK_SUM_N     "1,2,31,33,1023,1025,65537,1000003"
+#define CHECK_ROW_COLS  "1,3,33,1025,65537"
+#define CHECK_SOFT_COLS "1,3,33,1000,1025,20000,100000"
+#define CHECK_SOFT_LONG "262144,262147"
+/* The sanitizer test's columns (sanitizer_sizes gives the rows and n) and all-reduce sizes */
+#define SAN_ROW_COLS    "1,33,2051"
+#define SAN_SOFT_COLS   "1,33,1025"
+#define SAN_ALLREDUCE_N "1,33,1025,65537"
+#define SAN_RACE_AR_N   "1,33,1025" /* racecheck: about 11 times a plain run */
+#define MAX_STAGES      64
+#define MAX_CMDS        12
+#define MAX_ARGS        24
+
+static const char *const sanitizer_tools[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
+#define N_SANITIZER_TOOLS 4
 
 typedef struct {
     const char *thresholds, *build, *out, *build_log;
-    int t_suite, t_check, t_run;
-    int probe_only, no_probe;
-    unsigned tools;              /* the sanitizer test's tools: bit i = sanitizer_tools[i] */
-    const char *sanitizer;       /* compute-sanitizer, as given or found */
+    int t_suite, t_check, t_run, probe_only, no_probe;
+    unsigned tools;        /* the sanitizer test's tools: bit i = sanitizer_tools[i] */
+    const char *sanitizer; /* compute-sanitizer, as given or found */
     char stages[MAX_STAGES][GRADE_NAME_MAX];
     size_t n_stages;
 } grade_opts;
 
 typedef struct {
-    char stage[GRADE_NAME_MAX];
-    char label[160];
+    char stage[GRADE_NAME_MAX], label[160], note[200];
     double score, max;
     int passed;
-    char *output;     /* malloc'd */
-    char note[200];   /* one line for the table */
+    char *output; /* malloc'd */
 } test_rec;
 
 typedef struct {
     test_rec *t;
-    size_t n, cap;
+    size_t n;
 } tests_t;
 
-/* ---- small helpers --------------------------------------------------------- */
+/* A test being run: its output so far, its seconds, why it failed (first reason), whether a
+   command timed out. */
+typedef struct {
+    sbuf s;
+    double secs;
+    char why[200];
+    int timed_out;
+} test_run;
+
+/* One command: its words, NULL-terminated. */
+typedef struct {
+    const char *a[MAX_ARGS];
+} cmd_t;
+
+/* Appends the command made of the words after n (NULL-terminated) to c[*n]. */
+static void add_cmd(cmd_t *c, int *n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    int k = 0;
+    for (const char *w; k < MAX_ARGS - 1 && (w = va_arg(ap, const char *));) c[*n].a[k++] = w;
+    c[(*n)++].a[k] = NULL;
+    va_end(ap);
+}
 
 static double now_s(void)
 {
@@ -552,192 +455,72 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void sleep_ms(long ms)
+static void add_test(tests_t *ts, const char *stage, const char *label, int passed, double score,
+                     double max, sbuf *out, const char *note)
 {
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "grade: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
-static char *xstrdup(const char *s)
-{
-    char *p = xmalloc(strlen(s) + 1);
-    strcpy(p, s);
-    return p;
-}
-
-/* A growing string for a test's output. */
-typedef struct {
-    char *p;
-    size_t len, cap;
-} str_t;
-
-static void str_add(str_t *s, const char *text)
-{
-    size_t n = strlen(text);
-    if (s->len + n + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 1024;
-        while (cap < s->len + n + 1) cap *= 2;
-        char *p = realloc(s->p, cap);
-        if (!p) {
-            fprintf(stderr, "grade: out of memory\n");
-            exit(1);
-        }
-        s->p = p;
-        s->cap = cap;
-    }
-    memcpy(s->p + s->len, text, n + 1);
-    s->len += n;
-}
-
-static void str_addf(str_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void str_addf(str_t *s, const char *fmt, ...)
-{
-    char buf[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    str_add(s, buf);
-}
-
-/* The whole file at path, NUL-terminated, or NULL when it cannot be read. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *p = xmalloc(cap);
-    for (;;) {
-        n += fread(p + n, 1, cap - n - 1, f);
-        if (n < cap - 1) break;
-        char *q = realloc(p, cap * 2);
-        if (!q) break;
-        p = q;
-        cap *= 2;
-    }
-    fclose(f);
-    p[n] = '\0';
-    if (len) *len = n;
-    return p;
-}
-
-/* mkdir -p. Returns 0, or -1 with errno set. */
-static int make_dirs(const char *path)
-{
-    char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *c = buf + 1;; c++) {
-        if (*c == '/' || *c == '\0') {
-            char keep = *c;
-            *c = '\0';
-            if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
-            *c = keep;
-            if (!keep) break;
-        }
-    }
-    return 0;
-}
-
-static void add_test(tests_t *ts, const char *stage, const char *label, double score, double max,
-                     int passed, char *output, const char *note)
-{
-    if (ts->n == ts->cap) {
-        ts->cap = ts->cap ? 2 * ts->cap : 32;
-        test_rec *q = realloc(ts->t, ts->cap * sizeof *q);
-        if (!q) {
-            fprintf(stderr, "grade: out of memory\n");
-            exit(1);
-        }
-        ts->t = q;
-    }
+    ts->t = res_xrealloc(ts->t, (ts->n + 1) * sizeof *ts->t);
     test_rec *t = &ts->t[ts->n++];
-    memset(t, 0, sizeof *t);
     snprintf(t->stage, sizeof t->stage, "%s", stage);
     snprintf(t->label, sizeof t->label, "%s", label);
-    t->score = round_points(score);
-    t->max = round_points(max);
-    t->passed = passed;
-    t->output = output ? output : xstrdup("");
     snprintf(t->note, sizeof t->note, "%s", note);
+    t->max = round_points(max);
+    t->score = round_points(score);
+    t->passed = passed;
+    t->output = out->s ? out->s : strdup("");
     printf("grade: %-16s %-44s %s\n", stage, label, note);
     fflush(stdout);
+}
+
+/* Records a correctness test (all of its points, or none); returns ok. */
+static int finish_test(tests_t *ts, const char *stage, const char *label, int ok, double points,
+                       test_run *T)
+{
+    char note[240];
+    if (ok)
+        snprintf(note, sizeof note, "passed (%.0f s)", T->secs);
+    else
+        snprintf(note, sizeof note, "FAILED: %s", T->why);
+    add_test(ts, stage, label, ok, ok ? points : 0, points, &T->s, note);
+    return ok;
+}
+
+static void fail_why(test_run *T, const char *why)
+{
+    if (!T->why[0]) snprintf(T->why, sizeof T->why, "%s", why);
 }
 
 /* ---- running a child under a time limit ------------------------------------ */
 
 typedef struct {
-    int status;      /* from waitpid, when reaped */
-    int timed_out;   /* killed at the limit */
-    int start_failed;
+    int status, timed_out;
     double seconds;
 } child_result;
 
-/* Runs argv (PATH searched) in its own process group with stdin from /dev/null and stdout
-   and stderr into log_path, env_name=env_value added to its environment when env_name is
-   given. At timeout_s the whole group gets SIGTERM, then SIGKILL 3 s later. Only the
-   group of this child is ever signalled, and only while its leader is unreaped. */
-static child_result run_child(char *const argv[], const char *env_name, const char *env_value,
-                              const char *log_path, int timeout_s)
+/* Runs argv (PATH searched) under timeout(1), stdin from /dev/null, stdout and stderr into
+   log_path: at timeout_s its whole process group gets SIGTERM, SIGKILL 3 s later. */
+static child_result run_child(const char *const *argv, const char *log_path, int timeout_s)
 {
-    child_result r = {0};
+    child_result r = {-1, 0, 0};
+    char secs[16];
+    const char *full[MAX_ARGS + 16] = {"timeout", "-k", "3", secs};
+    snprintf(secs, sizeof secs, "%d", timeout_s);
+    for (int i = 0; argv[i] && i < MAX_ARGS + 10; i++) full[4 + i] = argv[i];
     fflush(stdout);
     fflush(stderr);
     double t0 = now_s();
     pid_t pid = fork();
-    if (pid < 0) {
-        r.start_failed = 1;
-        return r;
-    }
     if (pid == 0) {
-        setpgid(0, 0);
-        int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) { dup2(fd, 1); dup2(fd, 2); close(fd); }
-        int nul = open("/dev/null", O_RDONLY);
-        if (nul >= 0) { dup2(nul, 0); close(nul); }
-        if (env_name) setenv(env_name, env_value, 1);
-        execvp(argv[0], argv);
-        fprintf(stderr, "grade: cannot run %s: %s\n", argv[0], strerror(errno));
+        int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644),
+            nul = open("/dev/null", O_RDONLY);
+        if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
+        if (nul >= 0) dup2(nul, 0), close(nul);
+        execvp(full[0], (char *const *)full);
+        fprintf(stderr, "grade: cannot run timeout(1): %s\n", strerror(errno));
         _exit(127);
     }
-    setpgid(pid, pid); /* also in the parent, so the group exists before any kill */
-    siginfo_t info;
-    int exited = 0;
-    while (!exited) {
-        memset(&info, 0, sizeof info);
-        /* WNOWAIT: the child stays a zombie, so its group id cannot be reused under us */
-        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 && errno != EINTR)
-            break;
-        if (info.si_pid == pid) { exited = 1; break; }
-        if (now_s() - t0 >= timeout_s) {
-            r.timed_out = 1;
-            kill(-pid, SIGTERM);
-            for (double t1 = now_s(); now_s() - t1 < 3.0;) {
-                memset(&info, 0, sizeof info);
-                if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-                    info.si_pid == pid)
-                    break;
-                sleep_ms(50);
-            }
-            kill(-pid, SIGKILL); /* the leader is alive or a zombie: the group is still ours */
-            break;
-        }
-        sleep_ms(20);
-    }
-    while (waitpid(pid, &r.status, 0) < 0 && errno == EINTR) {}
+    while (pid > 0 && waitpid(pid, &r.status, 0) < 0 && errno == EINTR) {}
+    int c = pid > 0 && WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+    r.timed_out = c == 124 || c == 137; /* timeout(1): TERM, or KILL after it */
     r.seconds = now_s() - t0;
     return r;
 }
@@ -745,475 +528,335 @@ static child_result run_child(char *const argv[], const char *env_name, const ch
 /* One line saying how a child ended; returns 1 when it exited 0. */
 static int describe(const child_result *r, int timeout_s, char *msg, size_t n)
 {
-    if (r->start_failed) snprintf(msg, n, "could not be started (fork failed)");
-    else if (r->timed_out) snprintf(msg, n, "timed out after %d s (killed)", timeout_s);
+    static const char *const code[] = {"passed", "a check failed (exit 1)", "usage error (exit 2)",
+                                       "CUDA error, crash or no GPU (exit 3)"};
+    int c = r->status != -1 && WIFEXITED(r->status) ? WEXITSTATUS(r->status) : -1;
+    if (r->status == -1)
+        snprintf(msg, n, "could not be started (fork failed)");
+    else if (r->timed_out)
+        snprintf(msg, n, "timed out after %d s (killed)", timeout_s);
     else if (WIFSIGNALED(r->status))
         snprintf(msg, n, "crashed: killed by signal %d (%s)", WTERMSIG(r->status),
                  strsignal(WTERMSIG(r->status)));
-    else if (WIFEXITED(r->status)) {
-        int c = WEXITSTATUS(r->status);
-        switch (c) {
-        case 0: snprintf(msg, n, "passed"); return 1;
-        case 1: snprintf(msg, n, "a check failed (exit 1)"); break;
-        case 2: snprintf(msg, n, "usage error (exit 2)"); break;
-        case 3: snprintf(msg, n, "CUDA error, crash or no GPU (exit 3)"); break;
-        case 127: snprintf(msg, n, "could not be run (exit 127)"); break;
-        default: snprintf(msg, n, "failed (exit %d)", c); break;
-        }
-    } else snprintf(msg, n, "ended in an unknown way");
-    return 0;
+    else if (c >= 0 && c <= 3)
+        snprintf(msg, n, "%s", code[c]);
+    else
+        snprintf(msg, n, c == 127 ? "could not be run (exit %d)" : "failed (exit %d)", c);
+    return c == 0 && !r->timed_out;
 }
 
-static void add_command_line(str_t *s, const char *env, char *const argv[])
+/* Appends the part of the log at path worth reading to s. */
+static void add_log_excerpt(sbuf *s, const char *path)
 {
-    str_add(s, "$ ");
-    if (env) { str_add(s, env); str_add(s, " "); }
-    for (int i = 0; argv[i]; i++) {
-        str_add(s, argv[i]);
-        str_add(s, argv[i + 1] ? " " : "\n");
-    }
-}
-
-/* Appends the interesting part of the log at path to s. */
-static void add_log_excerpt(str_t *s, const char *path)
-{
-    size_t len = 0;
-    char *text = slurp(path, &len);
-    if (!text) return;
-    char *ex = output_excerpt(text, len, EXCERPT_LINES, EXCERPT_BYTES);
-    if (ex) {
-        str_add(s, ex);
-        if (ex[0] && ex[strlen(ex) - 1] != '\n') str_add(s, "\n");
-    }
+    char *text = res_read_all(path), *ex = text ? output_excerpt(text, strlen(text), 25, 6000) : 0;
+    if (ex) sb_printf(s, "%s%s", ex, ex[0] && ex[strlen(ex) - 1] != '\n' ? "\n" : "");
     free(ex);
     free(text);
 }
 
-/* Runs one command as part of a test: appends the command, how it ended and, unless it
-   passed, the end of its output to s. Returns 1 when it exited 0; sets *timed_out, adds the
-   run time to *seconds and, on a failure, puts how it ended in why (when why is still empty). */
-static int run_step(str_t *s, char *const argv[], const char *env_name, const char *env_value,
-                    const char *log_path, int timeout_s, int *timed_out, double *seconds,
-                    char *why, size_t why_len)
+/* Appends "$ command" to the test's output, runs it and counts its time. */
+static child_result run_cmd(test_run *T, const char *const *argv, const char *log, int timeout_s)
 {
-    char env[256] = "", msg[128];
-    if (env_name) snprintf(env, sizeof env, "%s=%s", env_name, env_value);
-    add_command_line(s, env_name ? env : NULL, argv);
-    child_result r = run_child(argv, env_name, env_value, log_path, timeout_s);
+    sb_add(&T->s, "$");
+    for (int i = 0; argv[i]; i++) sb_printf(&T->s, " %s", argv[i]);
+    sb_add(&T->s, "\n");
+    child_result r = run_child(argv, log, timeout_s);
+    T->timed_out |= r.timed_out;
+    T->secs += r.seconds;
+    return r;
+}
+
+/* Runs one command of a test: appends it, how it ended and, unless it passed, the end of its
+   output. Returns 1 when it exited 0. */
+static int run_step(test_run *T, const char *const *argv, const char *log, int timeout_s)
+{
+    char msg[128];
+    child_result r = run_cmd(T, argv, log, timeout_s);
     int ok = describe(&r, timeout_s, msg, sizeof msg);
-    str_addf(s, "%s (%.1f s)\n", msg, r.seconds);
-    if (!ok) add_log_excerpt(s, log_path);
-    if (!ok && !why[0]) snprintf(why, why_len, "%s", msg);
-    if (timed_out) *timed_out = r.timed_out;
-    if (seconds) *seconds += r.seconds;
+    sb_printf(&T->s, "%s (%.1f s)\n", msg, r.seconds);
+    if (!ok) add_log_excerpt(&T->s, log);
+    if (!ok) fail_why(T, msg);
     return ok;
 }
 
-static void add_not_built(str_t *s, const grade_opts *o, const char *what)
+/* Says that what is missing was not built, with the end of the build log. */
+static void not_built(test_run *T, const grade_opts *o, const char *what)
 {
-    str_addf(s, "%s was not built: it did not compile or link", what);
-    if (o->build_log) {
-        str_addf(s, "; the end of %s follows\n", o->build_log);
-        add_log_excerpt(s, o->build_log);
-    } else {
-        str_add(s, " (run make and read its errors)\n");
-    }
+    sb_printf(&T->s, "%s was not built: it did not compile or link%s", what,
+              o->build_log ? "; the end of the build log follows\n"
+                           : " (run make and read its errors)\n");
+    if (o->build_log) add_log_excerpt(&T->s, o->build_log);
+    fail_why(T, "not built");
 }
 
-/* 0 when the gpu suite's summary line ("gpu: P passed, F failed, S skipped", the last one in
-   its log) says that no test passed or that some were skipped (no device); else 1, also when
-   there is no such line. */
+/* 0 when the gpu suite's last summary line ("gpu: P passed, F failed, S skipped") says that no
+   test passed or that some were skipped (no device); else 1, also without such a line. */
 static int suite_ran_tests(const char *log)
 {
-    char *text = slurp(log, NULL);
-    if (!text) return 1;
-    unsigned passed = 1, skipped = 0;
-    for (char *p = text; (p = strstr(p, "gpu: ")); p++) {
-        unsigned a, c;
+    char *text = res_read_all(log);
+    unsigned passed = 1, skipped = 0, a, c;
+    for (char *p = text; p && (p = strstr(p, "gpu: ")); p++)
         if ((p == text || p[-1] == '\n') &&
             sscanf(p, "gpu: %u passed, %*u failed, %u skipped", &a, &c) == 2) {
             passed = a;
             skipped = c;
         }
-    }
     free(text);
     return passed > 0 && skipped == 0;
 }
 
-/* ---- one stage ------------------------------------------------------------- */
-
-/* Which ops the stage program lists (its --list, second column). */
-static void list_ops(const grade_opts *o, const char *stage, int *sum, int *rowsum, int *softmax)
+/* The ops the stage program lists (its --list, second column) as bits 1 << op_kind, and the
+   names of its all-reduce variants but nccl (NCCL never runs under a sanitizer: its kernels
+   wait for the other GPUs'). 0 when it cannot be listed. */
+static unsigned stage_ops(const grade_opts *o, const char *bin, const char *stage,
+                          char ar[][GRADE_NAME_MAX], int *n_ar)
 {
-    char bin[512], log[512], msg[64];
-    snprintf(bin, sizeof bin, "%s/%s", o->build, stage);
+    char log[600], msg[64], name[GRADE_NAME_MAX], op[32];
     snprintf(log, sizeof log, "%s/logs/%s_list.log", o->out, stage);
-    char *argv[] = {bin, "--list", NULL};
-    child_result r = run_child(argv, NULL, NULL, log, 60);
-    *sum = *rowsum = *softmax = 0;
-    if (!describe(&r, 60, msg, sizeof msg)) return;
-    char *text = slurp(log, NULL);
-    if (!text) return;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        char name[128], op[64];
-        if (strncmp(line, "  ", 2) != 0 || sscanf(line, "%127s %63s", name, op) != 2) continue;
-        *sum |= strcmp(op, "sum") == 0;
-        *rowsum |= strcmp(op, "rowsum") == 0;
-        *softmax |= strcmp(op, "softmax") == 0 || strcmp(op, "logsoftmax") == 0;
-    }
-    free(text);
-}
-
-/* ---- the sanitizer test ---------------------------------------------------- */
-
-/* The tools, in the order the test runs them; --sanitizers picks a subset. */
-static const char *const sanitizer_tools[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
-#define N_SANITIZER_TOOLS 4
-#define ALL_SANITIZER_TOOLS 0xFu
-
-/* The columns of the sanitizer test's matrices (sanitizer_sizes gives the rows and n). */
-#define SAN_ROW_COLS  "1,33,2051"
-#define SAN_SOFT_COLS "1,33,1025"
-#define SAN_REPORT_LINES 8
-
-enum { HAS_SUM = 1, HAS_ROWSUM = 2, HAS_SOFTMAX = 4, HAS_LOGSOFTMAX = 8 };
-
-/* The ops the stage program lists (its --list, second column), as HAS_* bits; 0 when it
-   cannot be listed. */
-static unsigned list_op_mask(const grade_opts *o, const char *stage)
-{
-    char bin[512], log[512], msg[64];
-    snprintf(bin, sizeof bin, "%s/%s", o->build, stage);
-    snprintf(log, sizeof log, "%s/logs/%s_list.log", o->out, stage);
-    char *argv[] = {bin, "--list", NULL};
-    child_result r = run_child(argv, NULL, NULL, log, 60);
-    if (!describe(&r, 60, msg, sizeof msg)) return 0;
-    char *text = slurp(log, NULL);
-    if (!text) return 0;
+    const char *argv[] = {bin, "--list", NULL};
+    child_result r = run_child(argv, log, 60);
+    char *text = describe(&r, 60, msg, sizeof msg) ? res_read_all(log) : NULL;
     unsigned mask = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        char name[128], op[64];
-        if (strncmp(line, "  ", 2) != 0 || sscanf(line, "%127s %63s", name, op) != 2) continue;
-        if (!strcmp(op, "sum")) mask |= HAS_SUM;
-        else if (!strcmp(op, "rowsum")) mask |= HAS_ROWSUM;
-        else if (!strcmp(op, "softmax")) mask |= HAS_SOFTMAX;
-        else if (!strcmp(op, "logsoftmax")) mask |= HAS_LOGSOFTMAX;
+    *n_ar = 0;
+    for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+        int k;
+        if (strncmp(line, "  ", 2) || sscanf(line, "%63s %31s", name, op) != 2 ||
+            (k = list_index(op, known_ops)) < 0)
+            continue;
+        mask |= 1u << k;
+        if (k == OP_ALLREDUCE && strcmp(name, "nccl") && *n_ar < 8) strcpy(ar[(*n_ar)++], name);
     }
     free(text);
     return mask;
 }
 
-/* Runs one command under compute-sanitizer (argv: its arguments after the tool's options)
-   as part of the sanitizer test: appends the command and how it ended to s and, on a finding,
-   the tool's first report (else, on a failure, the end of the output). Returns 1 when the
-   tool found nothing and the program passed; sets *timed_out, adds the run time to *seconds,
-   and on a failure puts how it ended in why. */
-static int run_sanitizer_step(str_t *s, const grade_opts *o, const char *tool, const char *env1,
-                              const char *env2, char *const argv[], const char *log,
-                              int *timed_out, double *seconds, char *why, size_t why_len)
+#define HAS(op) (ops & (1u << (op)))
+
+/* ---- the sanitizer test ---------------------------------------------------- */
+
+/* Runs one command under compute-sanitizer (after the variables of a leading `env`): appends
+   the command and how it ended and, on a finding, the tool's first report (else, on a failure,
+   the end of the output). Returns 1 when the tool found nothing and the program passed. */
+static int run_sanitizer_step(test_run *T, const grade_opts *o, const char *tool, const cmd_t *cmd,
+                              const char *log)
 {
-    char *full[40];
-    int k = 0;
-    if (env1) {
-        full[k++] = "env";
-        full[k++] = (char *)env1;
-        if (env2) full[k++] = (char *)env2;
-    }
-    full[k++] = (char *)o->sanitizer;
-    full[k++] = "--tool";
-    full[k++] = (char *)tool;
-    full[k++] = "--error-exitcode";
-    full[k++] = "1";
-    full[k++] = "--print-limit"; /* printing thousands of reports costs minutes */
-    full[k++] = "10";
-    full[k++] = "--show-backtrace";
-    full[k++] = "device";
-    for (int i = 0; argv[i] && k < 39; i++) full[k++] = argv[i];
+    const char *full[MAX_ARGS + 10],
+        *opts[] = {o->sanitizer,       "--tool", tool, "--error-exitcode", "1",
+                   "--print-limit",    "10", /* thousands cost minutes */
+                   "--show-backtrace", "device"};
+    int k = 0, i = 0;
+    if (!strcmp(cmd->a[0], "env"))
+        for (full[k++] = cmd->a[i++]; cmd->a[i] && strchr(cmd->a[i], '=');) full[k++] = cmd->a[i++];
+    for (int j = 0; j < 9; j++) full[k++] = opts[j];
+    while (cmd->a[i]) full[k++] = cmd->a[i++];
     full[k] = NULL;
-    add_command_line(s, NULL, full);
-    child_result r = run_child(full, NULL, NULL, log, o->t_check);
-    char *text = slurp(log, NULL);
-    int found = text ? sanitizer_findings(text) : -1;
-    char how[128], msg[192];
-    int ok = describe(&r, o->t_check, how, sizeof how);
+    child_result r = run_cmd(T, full, log, o->t_check);
+    char *text = res_read_all(log), how[128], msg[192];
+    int found = text ? sanitizer_findings(text) : -1,
+        ok = describe(&r, o->t_check, how, sizeof how);
     snprintf(msg, sizeof msg, "%s", how);
-    if (r.timed_out) {
-        ok = 0;
-    } else if (found > 0) {
-        ok = 0;
+    if (found > 0 && !r.timed_out)
         snprintf(msg, sizeof msg, "%s found %d %s%s", tool, found,
                  !strcmp(tool, "racecheck") ? "hazard" : "error", found == 1 ? "" : "s");
-    } else if (!ok) {
+    else if (!ok && !r.timed_out)
         snprintf(msg, sizeof msg, "the program failed under %s: %s", tool, how);
-    } else if (found < 0) {
-        ok = 0;
+    else if (found < 0 && ok)
         snprintf(msg, sizeof msg, "%s wrote no summary: it did not finish", tool);
-    }
-    if (ok) str_addf(s, "%s: nothing found (%.1f s)\n", tool, r.seconds);
-    else str_addf(s, "%s (%.1f s)\n", msg, r.seconds);
-    if (!ok && text) {
-        char *rep = found > 0 ? sanitizer_report(text, SAN_REPORT_LINES) : NULL;
-        if (rep && rep[0]) str_add(s, rep);
-        else add_log_excerpt(s, log);
-        free(rep);
-    }
-    if (!ok && !why[0]) snprintf(why, why_len, "%s", msg);
+    ok = ok && found == 0;
+    if (ok)
+        sb_printf(&T->s, "%s: nothing found (%.1f s)\n", tool, r.seconds);
+    else
+        sb_printf(&T->s, "%s (%.1f s)\n", msg, r.seconds);
+    char *rep = !ok && found > 0 ? sanitizer_report(text, 8) : NULL;
+    if (rep && rep[0])
+        sb_add(&T->s, rep);
+    else if (!ok && text)
+        add_log_excerpt(&T->s, log);
+    if (!ok) fail_why(T, msg);
+    free(rep);
     free(text);
-    *timed_out = r.timed_out;
-    *seconds += r.seconds;
     return ok;
 }
 
-/* The sanitizer test: every tool of o->tools over every variant of the stage with
-   --check-only at the sizes of sanitizer_sizes (the GPU's SM count from the standard run's
-   CSV), and memcheck over the gpu suite's quick mode (GPU_TEST_QUICK=1), which is where
-   pointers that are not 16-byte aligned are passed. Stops at the first finding. Not run when
-   an earlier test of the stage timed out. Returns 1 when it passed. */
+/* The sanitizer test: every tool of o->tools over every variant of the stage with --check-only
+   at the sizes of sanitizer_sizes (the SM count from the standard run's CSV; each hand-written
+   all-reduce variant at small n), and memcheck over the gpu suite's quick mode, which passes
+   pointers off 16-byte boundaries. Stops at the first finding; not run after a time-out. */
 static int sanitizer_test(const grade_opts *o, const correct_rule *cr, const char *stage,
-                          const char *csv_text, int built, int suite_built, int hung,
+                          const char *bin, const char *suite, unsigned ops,
+                          char ar[][GRADE_NAME_MAX], int n_ar, const char *csv_text, int hung,
                           tests_t *ts)
 {
-    str_t s = {0};
-    int ok = 1, to = 0;
-    double secs = 0;
-    char why[200] = "", note[240], bin[512], suite[512], log[512];
-    snprintf(bin, sizeof bin, "%s/%s", o->build, stage);
-    snprintf(suite, sizeof suite, "%s/test_gpu", o->build);
-    if (!built) {
-        ok = 0;
-        add_not_built(&s, o, bin);
-        snprintf(why, sizeof why, "not built");
-    } else if (hung) {
-        ok = 0;
-        str_add(&s, "not run: an earlier test of this stage timed out, and a kernel that does "
-                    "not return would time out here too\n");
-        snprintf(why, sizeof why, "not run (an earlier test timed out)");
+    test_run T = {0};
+    int ok = 0, sms = csv_text ? csv_sm_count(csv_text) : 0;
+    char log[600], n_sum[64], rows[32], env[GRADE_NAME_MAX + 32];
+    sanitizer_sizes(sms, n_sum, sizeof n_sum, rows, sizeof rows);
+    snprintf(env, sizeof env, "GPU_TEST_STAGES=%s", stage);
+    if (access(bin, X_OK) != 0)
+        not_built(&T, o, bin);
+    else if (hung) {
+        sb_add(&T.s, "not run: an earlier test of this stage timed out, and a kernel that does "
+                     "not return would time out here too\n");
+        fail_why(&T, "not run (an earlier test timed out)");
+    } else if (!ops) {
+        sb_add(&T.s, "the program lists no variant of an op this test knows\n");
+        fail_why(&T, "no variants listed");
     } else {
-        int sms = csv_text ? csv_sm_count(csv_text) : 0;
-        char n_sum[64], rows[32];
-        sanitizer_sizes(sms, n_sum, sizeof n_sum, rows, sizeof rows);
-        if (sms > 0)
-            str_addf(&s, "compute-sanitizer on every variant, at sizes where every loop runs more "
-                     "than once on this GPU's %d SMs\n", sms);
-        else
-            str_add(&s, "compute-sanitizer on every variant, at sizes where every loop runs more "
-                        "than once on 132 SMs (the standard run named no SM count)\n");
-        unsigned ops = list_op_mask(o, stage);
-        char *runs[4][12];
-        int n_runs = 0;
-        if (ops & HAS_SUM) {
-            char *r[] = {bin, "--check-only", "--op", "sum", "-n", n_sum, NULL};
-            memcpy(runs[n_runs++], r, sizeof r);
-        }
-        if (ops & HAS_ROWSUM) {
-            char *r[] = {bin, "--check-only", "--op", "rowsum", "--rows", rows, "--cols",
-                         SAN_ROW_COLS, NULL};
-            memcpy(runs[n_runs++], r, sizeof r);
-        }
-        if ((ops & (HAS_SOFTMAX | HAS_LOGSOFTMAX)) && !(ops & HAS_ROWSUM)) {
-            /* one run covers softmax and log-softmax */
-            char *r[] = {bin, "--check-only", "--rows", rows, "--cols", SAN_SOFT_COLS, NULL};
-            memcpy(runs[n_runs++], r, sizeof r);
-        } else {
-            if (ops & HAS_SOFTMAX) {
-                char *r[] = {bin, "--check-only", "--op", "softmax", "--rows", rows, "--cols",
-                             SAN_SOFT_COLS, NULL};
-                memcpy(runs[n_runs++], r, sizeof r);
-            }
-            if (ops & HAS_LOGSOFTMAX) {
-                char *r[] = {bin, "--check-only", "--op", "logsoftmax", "--rows", rows, "--cols",
-                             SAN_SOFT_COLS, NULL};
-                memcpy(runs[n_runs++], r, sizeof r);
-            }
-        }
-        if (n_runs == 0) {
-            ok = 0;
-            str_add(&s, "the program lists no variant of an op this test knows (sum, rowsum, "
-                        "softmax, logsoftmax)\n");
-            snprintf(why, sizeof why, "no variants listed");
-        }
-        char stages_env[GRADE_NAME_MAX + 32];
-        snprintf(stages_env, sizeof stages_env, "GPU_TEST_STAGES=%s", stage);
-        for (int t = 0; t < N_SANITIZER_TOOLS && ok; t++) {
-            if (!(o->tools & (1u << t))) continue;
-            const char *tool = sanitizer_tools[t];
-            for (int i = 0; i < n_runs && ok; i++) {
-                snprintf(log, sizeof log, "%s/logs/%s_%s_%d.log", o->out, stage, tool, i + 1);
-                ok = run_sanitizer_step(&s, o, tool, NULL, NULL, runs[i], log, &to, &secs, why,
-                                        sizeof why);
-            }
-            /* the program always allocates its own, aligned buffers: the gpu suite's quick mode
-               passes pointers off 16-byte boundaries */
-            if (ok && t == 0 && suite_built) {
-                char *r[] = {suite, NULL};
-                snprintf(log, sizeof log, "%s/logs/%s_%s_suite.log", o->out, stage, tool);
-                ok = run_sanitizer_step(&s, o, tool, "GPU_TEST_QUICK=1", stages_env, r, log, &to,
-                                        &secs, why, sizeof why);
-            }
-        }
-        if (!ok && n_runs)
-            str_add(&s, "(the sanitizer stops at its first finding; the runs after it were "
-                        "not made)\n");
+        ok = 1;
+        sb_printf(&T.s,
+                  "compute-sanitizer on every variant, at sizes where every loop runs more "
+                  "than once on %s %d SMs%s\n",
+                  sms ? "this GPU's" : "", sms ? sms : 132,
+                  sms ? "" : " (the standard run named no SM count)");
     }
-    if (ok) snprintf(note, sizeof note, "passed (%.0f s)", secs);
-    else snprintf(note, sizeof note, "FAILED: %s", why);
-    add_test(ts, stage, "sanitizers", ok ? cr->sanitizer_points : 0, cr->sanitizer_points, ok,
-             s.p, note);
-    return ok;
+    for (int t = 0; t < N_SANITIZER_TOOLS && ok; t++) {
+        if (!(o->tools & (1u << t))) continue;
+        cmd_t c[MAX_CMDS];
+        int n = 0;
+        if (HAS(OP_SUM)) add_cmd(c, &n, bin, "--check-only", "--op", "sum", "-n", n_sum, NULL);
+        if (HAS(OP_ROWSUM))
+            add_cmd(c, &n, bin, "--check-only", "--op", "rowsum", "--rows", rows, "--cols",
+                    SAN_ROW_COLS, NULL);
+        if ((HAS(OP_SOFTMAX) || HAS(OP_LOGSOFTMAX)) && !HAS(OP_ROWSUM)) /* one run: both ops */
+            add_cmd(c, &n, bin, "--check-only", "--rows", rows, "--cols", SAN_SOFT_COLS, NULL);
+        for (int op = OP_SOFTMAX; HAS(OP_ROWSUM) && op <= OP_LOGSOFTMAX; op++)
+            if (HAS(op))
+                add_cmd(c, &n, bin, "--check-only", "--op", known_ops[op], "--rows", rows, "--cols",
+                        SAN_SOFT_COLS, NULL);
+        for (int i = 0; i < n_ar && n < MAX_CMDS - 1; i++)
+            add_cmd(c, &n, bin, "--check-only", "--op", "allreduce", "--variant", ar[i], "-n",
+                    t == 1 ? SAN_RACE_AR_N : SAN_ALLREDUCE_N, NULL);
+        if (t == 0 && access(suite, X_OK) == 0)
+            add_cmd(c, &n, "env", "GPU_TEST_QUICK=1", env, suite, NULL);
+        for (int i = 0; i < n && ok; i++) {
+            snprintf(log, sizeof log, "%s/logs/%s_%s_%d.log", o->out, stage, sanitizer_tools[t],
+                     i + 1);
+            ok = run_sanitizer_step(&T, o, sanitizer_tools[t], &c[i], log);
+        }
+        if (!ok)
+            sb_add(&T.s, "(the sanitizer stops at its first finding; the runs after it "
+                         "were not made)\n");
+    }
+    return finish_test(ts, stage, "sanitizers", ok, cr->sanitizer_points, &T);
 }
+
+/* ---- one stage ------------------------------------------------------------- */
 
 static void grade_stage(const grade_opts *o, const thresholds_t *t, const char *stage, tests_t *ts)
 {
     const correct_rule *cr = thresholds_correctness(t, stage);
-    char bin[512], suite[512], log[512], csv[512], note[200];
+    char bin[512], suite[512], log[600], csv[512], env[GRADE_NAME_MAX + 32];
+    char ar[8][GRADE_NAME_MAX], note[200];
     snprintf(bin, sizeof bin, "%s/%s", o->build, stage);
     snprintf(suite, sizeof suite, "%s/test_gpu", o->build);
     snprintf(csv, sizeof csv, "%s/%s.csv", o->out, stage);
-    int built = access(bin, X_OK) == 0, suite_built = access(suite, X_OK) == 0;
-    int correct = 1, hung = 0; /* hung: a test timed out */
+    snprintf(env, sizeof env, "GPU_TEST_STAGES=%s", stage);
+    int built = access(bin, X_OK) == 0, n_ar = 0, correct = 1, hung = 0, ok, n = 0;
+    unsigned ops = built ? stage_ops(o, bin, stage, ar, &n_ar) : 0;
 
     /* (a) the gpu suite, filtered to this stage */
-    {
-        str_t s = {0};
-        int ok = 0, to = 0;
-        double secs = 0;
-        char why[160] = "";
-        if (!suite_built) add_not_built(&s, o, suite);
-        else {
-            snprintf(log, sizeof log, "%s/logs/%s_suite.log", o->out, stage);
-            char *argv[] = {suite, NULL};
-            ok = run_step(&s, argv, "GPU_TEST_STAGES", stage, log, o->t_suite, &to, &secs,
-                          why, sizeof why);
-            if (ok && !suite_ran_tests(log)) {
-                str_add(&s, "but it ran no test (its summary line says none passed or some were "
-                            "skipped): not a pass\n");
-                add_log_excerpt(&s, log);
-                snprintf(why, sizeof why, "no test ran");
-                ok = 0;
-            }
-        }
-        if (ok) snprintf(note, sizeof note, "passed (%.0f s)", secs);
-        else snprintf(note, sizeof note, "FAILED: %s", !suite_built ? "not built" : why);
-        add_test(ts, stage, "gpu suite", ok ? cr->suite_points : 0, cr->suite_points, ok, s.p,
-                 note);
-        correct &= ok;
-        hung |= to;
+    test_run A = {0};
+    const char *suite_cmd[] = {"env", env, suite, NULL};
+    snprintf(log, sizeof log, "%s/logs/%s_suite.log", o->out, stage);
+    if (access(suite, X_OK) != 0)
+        not_built(&A, o, suite), ok = 0;
+    else if ((ok = run_step(&A, suite_cmd, log, o->t_suite)) && !suite_ran_tests(log)) {
+        sb_add(&A.s, "but it ran no test (its summary line says none passed or some were "
+                     "skipped): not a pass\n");
+        add_log_excerpt(&A.s, log);
+        fail_why(&A, "no test ran");
+        ok = 0;
     }
+    correct &= finish_test(ts, stage, "gpu suite", ok, cr->suite_points, &A);
+    hung |= A.timed_out;
 
     /* (b) the program's own check: default size, then the awkward sizes of make check */
-    {
-        str_t s = {0};
-        int ok = 1, to = 0;
-        double secs = 0;
-        char why[160] = "";
-        if (!built) {
-            ok = 0;
-            add_not_built(&s, o, bin);
-        } else {
-            int has_sum, has_rowsum, has_softmax;
-            list_ops(o, stage, &has_sum, &has_rowsum, &has_softmax);
-            char *cmds[5][12];
-            int n = 0;
-            char *c0[] = {bin, "--check-only", NULL};
-            char *c1[] = {bin, "--check-only", "--op", "sum", "-n", CHECK_SUM_N, NULL};
-            char *c2[] = {bin, "--check-only", "--op", "rowsum", "--rows", "7", "--cols",
-                          CHECK_ROW_COLS, NULL};
-            char *c3[] = {bin, "--check-only", "--rows", "37", "--cols", CHECK_SOFT_COLS, NULL};
-            char *c4[] = {bin, "--check-only", "--rows", "1", "--cols", CHECK_SOFT_LONG, NULL};
-            memcpy(cmds[n++], c0, sizeof c0);
-            if (has_sum) memcpy(cmds[n++], c1, sizeof c1);
-            if (has_rowsum) memcpy(cmds[n++], c2, sizeof c2);
-            if (has_softmax) { memcpy(cmds[n++], c3, sizeof c3); memcpy(cmds[n++], c4, sizeof c4); }
-            for (int i = 0; i < n; i++) {
-                snprintf(log, sizeof log, "%s/logs/%s_check_%d.log", o->out, stage, i + 1);
-                ok &= run_step(&s, cmds[i], NULL, NULL, log, o->t_check, &to, &secs, why,
-                               sizeof why);
-                if (to && i + 1 < n) {
-                    str_add(&s, "(the remaining sizes were not run: this test has failed "
-                                "already)\n");
-                    break;
-                }
-            }
-        }
-        if (ok) snprintf(note, sizeof note, "passed (%.0f s)", secs);
-        else snprintf(note, sizeof note, "FAILED: %s", !built ? "not built" : why);
-        add_test(ts, stage, "program check, awkward sizes", ok ? cr->check_points : 0,
-                 cr->check_points, ok, s.p, note);
-        correct &= ok;
-        hung |= to;
+    test_run B = {0};
+    cmd_t c[MAX_CMDS];
+    add_cmd(c, &n, bin, "--check-only", NULL);
+    if (HAS(OP_SUM)) add_cmd(c, &n, bin, "--check-only", "--op", "sum", "-n", CHECK_SUM_N, NULL);
+    if (HAS(OP_ALLREDUCE))
+        add_cmd(c, &n, bin, "--check-only", "--op", "allreduce", "-n", CHECK_SUM_N, NULL);
+    if (HAS(OP_ROWSUM))
+        add_cmd(c, &n, bin, "--check-only", "--op", "rowsum", "--rows", "7", "--cols",
+                CHECK_ROW_COLS, NULL);
+    if (HAS(OP_SOFTMAX) || HAS(OP_LOGSOFTMAX)) {
+        add_cmd(c, &n, bin, "--check-only", "--rows", "37", "--cols", CHECK_SOFT_COLS, NULL);
+        add_cmd(c, &n, bin, "--check-only", "--rows", "1", "--cols", CHECK_SOFT_LONG, NULL);
     }
+    if (!(ok = built)) not_built(&B, o, bin);
+    for (int i = 0; built && i < n && !B.timed_out; i++) {
+        snprintf(log, sizeof log, "%s/logs/%s_check_%d.log", o->out, stage, i + 1);
+        ok &= run_step(&B, c[i].a, log, o->t_check);
+        if (B.timed_out && i + 1 < n)
+            sb_add(&B.s, "(the remaining sizes were not run: this test has failed already)\n");
+    }
+    correct &= finish_test(ts, stage, "program check, awkward sizes", ok, cr->check_points, &B);
+    hung |= B.timed_out;
 
     /* (c) the standard size, checked and timed; its CSV feeds the performance tests */
+    test_run C = {0};
     char *csv_text = NULL;
-    {
-        str_t s = {0};
-        int ok = 0, to = 0;
-        double secs = 0;
-        char why[160] = "";
-        remove(csv);
-        if (!built) add_not_built(&s, o, bin);
-        else {
-            snprintf(log, sizeof log, "%s/logs/%s_run.log", o->out, stage);
-            char *argv[] = {bin, "--csv", csv, NULL};
-            ok = run_step(&s, argv, NULL, NULL, log, o->t_run, &to, &secs, why, sizeof why);
-            csv_text = slurp(csv, NULL);
-            size_t rows = 0, failed = 0;
-            if (ok && (!csv_text || csv_count(csv_text, stage, &rows, &failed) != 0 || rows == 0)) {
-                str_addf(&s, "but %s holds no result row of %s\n", csv, stage);
-                snprintf(why, sizeof why, "no result rows");
-                ok = 0;
-            } else if (ok && failed) {
-                str_addf(&s, "but %zu of its %zu rows in %s have check FAIL\n", failed, rows, csv);
-                snprintf(why, sizeof why, "%zu rows with check FAIL", failed);
-                ok = 0;
-            }
-            if (!ok) str_addf(&s, "(full output: %s)\n", log);
-        }
-        if (ok) snprintf(note, sizeof note, "passed (%.0f s)", secs);
-        else snprintf(note, sizeof note, "FAILED: %s", !built ? "not built" : why);
-        add_test(ts, stage, "standard size, checked and timed", ok ? cr->run_points : 0,
-                 cr->run_points, ok, s.p, note);
-        correct &= ok;
-        hung |= to;
+    csv_hit h;
+    const char *run_cmd_[] = {bin, "--csv", csv, NULL};
+    snprintf(log, sizeof log, "%s/logs/%s_run.log", o->out, stage);
+    remove(csv);
+    if (!(ok = built))
+        not_built(&C, o, bin);
+    else if ((ok = run_step(&C, run_cmd_, log, o->t_run)) &&
+             (!(csv_text = res_read_all(csv)) ||
+              csv_find(csv_text, stage, NULL, NULL, NULL, &h) < 0 || h.rows == 0)) {
+        sb_printf(&C.s, "but %s holds no result row of %s\n", csv, stage);
+        fail_why(&C, "no result rows");
+        ok = 0;
+    } else if (ok && h.failed) {
+        sb_printf(&C.s, "but %zu of its %zu rows in %s have check FAIL\n", h.failed, h.rows, csv);
+        snprintf(C.why, sizeof C.why, "%zu rows with check FAIL", h.failed);
+        ok = 0;
     }
+    if (built && !ok) sb_printf(&C.s, "(full output: %s)\n", log);
+    if (built && !csv_text) csv_text = res_read_all(csv);
+    correct &= finish_test(ts, stage, "standard size, checked and timed", ok, cr->run_points, &C);
+    hung |= C.timed_out;
 
     /* (d) compute-sanitizer over every variant: a race or an uninitialised read that the checks
        cannot see fails the stage's correctness */
     if (o->tools)
-        correct &= sanitizer_test(o, cr, stage, csv_text, built, suite_built, hung, ts);
+        correct &= sanitizer_test(o, cr, stage, bin, suite, ops, ar, n_ar, csv_text, hung, ts);
 
-    /* performance: each rule of this stage against the standard run's CSV */
-    for (size_t i = 0; i < t->n_perf; i++) {
+    for (size_t i = 0; i < t->n_perf; i++) { /* performance: each rule of this stage */
         const perf_rule *pr = &t->perf[i];
         if (strcmp(pr->stage, stage) != 0) continue;
         char label[160];
         snprintf(label, sizeof label, "performance %s %s %s", pr->variant, pr->op, pr->dtype);
-        str_t s = {0};
+        sbuf s = {0};
         csv_hit hit = {0};
         int found = csv_text ? csv_find(csv_text, stage, pr->variant, pr->op, pr->dtype, &hit) : 0;
-        double score = 0;
+        double pct = hit.pct_of_ceiling;
         if (found != 1) {
-            str_addf(&s, "no row for %s %s %s %s in the standard run (%s)%s\n", stage, pr->variant,
-                     pr->op, pr->dtype, csv, correct ? "; does tools/thresholds.txt name a variant "
-                     "this stage does not have?" : ": the run failed");
+            sb_printf(&s, "no row for %s %s %s %s in the standard run (%s)%s\n", stage, pr->variant,
+                      pr->op, pr->dtype, csv,
+                      correct ? "; does tools/thresholds.txt name a variant this stage does not "
+                                "have?"
+                              : ": the run failed");
             snprintf(note, sizeof note, "FAILED: not measured");
         } else {
-            score = perf_score(pr->points, hit.pct_of_ceiling, pr->pct, correct);
-            str_addf(&s, "%.1f%% of the measured ceiling (%.0f of %.0f GB/s); full marks at %.1f%% "
-                     "(tools/thresholds.txt line %d)\n", hit.pct_of_ceiling, hit.gbps,
-                     hit.ceiling_gbps, pr->pct, pr->line);
-            if (!correct) {
-                str_add(&s, "no points: the stage is not correct (see its correctness tests)\n");
-                snprintf(note, sizeof note, "0: stage not correct (%.1f%% of ceiling)",
-                         hit.pct_of_ceiling);
-            } else {
+            sb_printf(&s,
+                      "%.1f%% of the measured ceiling (%.0f of %.0f GB/s); full marks at %.1f%% "
+                      "(tools/thresholds.txt line %d)\n%s",
+                      pct, hit.gbps, hit.ceiling_gbps, pr->pct, pr->line,
+                      correct ? ""
+                              : "no points: the stage is not correct (see its correctness "
+                                "tests)\n");
+            if (!correct)
+                snprintf(note, sizeof note, "0: stage not correct (%.1f%% of ceiling)", pct);
+            else
                 snprintf(note, sizeof note, "%s: %.1f%% of ceiling, full at %.1f%%",
-                         hit.pct_of_ceiling >= pr->pct ? "passed" : "partial", hit.pct_of_ceiling,
-                         pr->pct);
-            }
+                         pct >= pr->pct ? "passed" : "partial", pct, pr->pct);
         }
-        int passed = found == 1 && correct && hit.pct_of_ceiling >= pr->pct;
-        add_test(ts, stage, label, score, pr->points, passed, s.p, note);
+        add_test(ts, stage, label, found == 1 && correct && pct >= pr->pct,
+                 found == 1 ? perf_score(pr->points, pct, pr->pct, correct) : 0, pr->points, &s,
+                 note);
     }
     free(csv_text);
 }
@@ -1223,11 +866,7 @@ static void grade_stage(const grade_opts *o, const thresholds_t *t, const char *
 static void put_json_string(FILE *f, const char *s)
 {
     char *q = json_string(s, strlen(s));
-    if (!q) {
-        fprintf(stderr, "grade: out of memory\n");
-        exit(1);
-    }
-    fputs(q, f);
+    fputs(q ? q : "\"(out of memory)\"", f);
     free(q);
 }
 
@@ -1266,228 +905,166 @@ static int write_results(const char *path, const tests_t *ts, double total, doub
 
 static void print_table(const tests_t *ts, double total, double max)
 {
-    int ws = 5, wt = 4;
-    for (size_t i = 0; i < ts->n; i++) {
-        int a = (int)strlen(ts->t[i].stage), b = (int)strlen(ts->t[i].label);
-        if (a > ws) ws = a;
-        if (b > wt) wt = b;
-    }
-    printf("\n%-*s  %-*s  %13s  %s\n", ws, "stage", wt, "test", "score", "status");
-    for (size_t i = 0; i < ts->n; i++) {
-        const test_rec *t = &ts->t[i];
-        char sc[32];
-        snprintf(sc, sizeof sc, "%.2f/%.2f", t->score, t->max);
-        printf("%-*s  %-*s  %13s  %s\n", ws, t->stage, wt, t->label, sc, t->note);
-    }
     char sc[32];
+    printf("\n%-16s  %-44s  %13s  %s\n", "stage", "test", "score", "status");
+    for (size_t i = 0; i < ts->n; i++) {
+        snprintf(sc, sizeof sc, "%.2f/%.2f", ts->t[i].score, ts->t[i].max);
+        printf("%-16s  %-44s  %13s  %s\n", ts->t[i].stage, ts->t[i].label, sc, ts->t[i].note);
+    }
     snprintf(sc, sizeof sc, "%.2f/%.2f", total, max);
-    printf("%-*s  %-*s  %13s\n", ws, "total", wt, "", sc);
+    printf("%-16s  %-44s  %13s\n", "total", "", sc);
 }
 
 /* ---- main ------------------------------------------------------------------ */
 
-static int cmp_names(const void *a, const void *b) { return strcmp(a, b); }
-
-/* Every NN_name folder of the current directory, sorted. */
-static void find_stages(grade_opts *o)
+static int usage(const char *prog, const char *why, const char *arg)
 {
-    DIR *d = opendir(".");
-    struct dirent *e;
-    if (!d) return;
-    while ((e = readdir(d)) && o->n_stages < MAX_STAGES) {
-        struct stat st;
-        if (is_stage_name(e->d_name) && strlen(e->d_name) < GRADE_NAME_MAX &&
-            stat(e->d_name, &st) == 0 && S_ISDIR(st.st_mode))
-            strcpy(o->stages[o->n_stages++], e->d_name);
+    if (why) {
+        fputs("grade: ", stderr);
+        fprintf(stderr, why, arg);
+        fputc('\n', stderr);
     }
-    closedir(d);
-    qsort(o->stages, o->n_stages, sizeof o->stages[0], cmp_names);
-}
-
-static int usage(const char *prog, const char *why)
-{
-    if (why) fprintf(stderr, "grade: %s\n", why);
     fprintf(stderr,
             "usage: %s [--stages a,b] [--thresholds FILE] [--build DIR] [--out DIR]\n"
             "       [--build-log FILE] [--timeout-suite S] [--timeout-check S] [--timeout-run S]\n"
             "       [--sanitizers memcheck,racecheck,synccheck,initcheck|none]\n"
             "       [--compute-sanitizer PATH] [--probe] [--no-gpu-probe]\n"
-            "Run from the repository root (or a generated assignment's root).\n", prog);
+            "Run from the repository root (or a generated assignment's root).\n",
+            prog);
     return 2;
 }
 
-static int parse_seconds(const char *s, int *out)
-{
-    double x;
-    if (parse_number(s, 1, 86400, &x)) return -1;
-    *out = (int)x;
-    return 0;
-}
-
-/* Parses --sanitizers: "none", or a comma list of sanitizer_tools. Returns 0, or -1. */
+/* --sanitizers: "none", or a comma list of sanitizer_tools. Returns 0, or -1. */
 static int parse_tools(const char *v, unsigned *tools)
 {
-    if (!strcmp(v, "none")) {
-        *tools = 0;
-        return 0;
-    }
     char buf[256];
+    *tools = 0;
+    if (!strcmp(v, "none")) return 0;
     if (snprintf(buf, sizeof buf, "%s", v) >= (int)sizeof buf) return -1;
-    unsigned mask = 0;
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        int found = 0;
-        for (int t = 0; t < N_SANITIZER_TOOLS; t++)
-            if (!strcmp(tok, sanitizer_tools[t])) { mask |= 1u << t; found = 1; }
-        if (!found) return -1;
+        int t = 0;
+        while (t < N_SANITIZER_TOOLS && strcmp(tok, sanitizer_tools[t])) t++;
+        if (t == N_SANITIZER_TOOLS) return -1;
+        *tools |= 1u << t;
     }
-    if (!mask) return -1;
-    *tools = mask;
-    return 0;
+    return *tools ? 0 : -1;
 }
 
-/* Finds compute-sanitizer when the sanitizer test runs: --compute-sanitizer, else the PATH,
-   else /usr/local/cuda/bin. Returns 0, or 3 with one line on stderr when there is none. */
+/* The first line a shell command prints (cut at "(" and blanks) into out; 0 when none. */
+static int first_line(const char *cmd, char *out, size_t n)
+{
+    FILE *p = popen(cmd, "r");
+    int ok = p && fgets(out, (int)n, p) != NULL;
+    if (p) pclose(p);
+    out[ok ? strcspn(out, "\n(") : 0] = '\0';
+    for (size_t k = strlen(out); k && out[k - 1] == ' ';) out[--k] = '\0';
+    return ok && out[0];
+}
+
+/* compute-sanitizer when the sanitizer test runs: --compute-sanitizer, else the PATH, else
+   /usr/local/cuda/bin. Returns 0, or 3 with one line on stderr when there is none. */
 static int find_sanitizer(grade_opts *o)
 {
     static char found[4096];
-    if (!o->tools) return 0;
+    if (!o->tools || (o->sanitizer && access(o->sanitizer, X_OK) == 0)) return 0;
     if (o->sanitizer) {
-        if (access(o->sanitizer, X_OK) == 0) return 0;
         fprintf(stderr, "grade: --compute-sanitizer %s: no such program\n", o->sanitizer);
         return 3;
     }
-    const char *path = getenv("PATH");
-    char dirs[4096];
-    snprintf(dirs, sizeof dirs, "%s:/usr/local/cuda/bin", path ? path : "");
-    for (char *d = strtok(dirs, ":"); d; d = strtok(NULL, ":")) {
-        if (!*d) continue;
-        snprintf(found, sizeof found, "%s/compute-sanitizer", d);
-        if (access(found, X_OK) == 0) {
-            o->sanitizer = found;
-            return 0;
-        }
-    }
-    fprintf(stderr, "grade: compute-sanitizer not found (PATH, /usr/local/cuda/bin): the sanitizer "
-            "test needs it (it comes with the CUDA toolkit); name it with --compute-sanitizer "
-            "PATH, or grade without that test: --sanitizers none\n");
+    if (first_line(
+            "command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null",
+            found, sizeof found))
+        return (o->sanitizer = found), 0;
+    fprintf(stderr, "grade: compute-sanitizer not found (PATH, /usr/local/cuda/bin): the "
+                    "sanitizer test needs it (it comes with the CUDA toolkit); name it with "
+                    "--compute-sanitizer PATH, or grade without that test: --sanitizers none\n");
     return 3;
-}
-
-/* Probes for a GPU with `nvidia-smi -L`. Returns 1 and the first GPU line (without its
-   UUID) in name, or 0. */
-static int probe_gpu(const grade_opts *o, char *name, size_t n)
-{
-    char log[512];
-    snprintf(log, sizeof log, "%s/logs/nvidia-smi.log", o->out);
-    char *argv[] = {"nvidia-smi", "-L", NULL};
-    child_result r = run_child(argv, NULL, NULL, log, 60);
-    char msg[64];
-    if (!describe(&r, 60, msg, sizeof msg)) return 0;
-    char *text = slurp(log, NULL);
-    if (!text) return 0;
-    char *gpu = strstr(text, "GPU ");
-    int found = gpu != NULL;
-    if (found) {
-        char *end = strpbrk(gpu, "\n(");
-        if (end) *end = '\0';
-        size_t k = strlen(gpu);
-        while (k && gpu[k - 1] == ' ') gpu[--k] = '\0';
-        snprintf(name, n, "%s", gpu);
-    }
-    free(text);
-    return found;
 }
 
 int main(int argc, char **argv)
 {
-    grade_opts o = {.thresholds = "tools/thresholds.txt", .build = "build", .out = "build/grade",
-                    .t_suite = 180, .t_check = 90, .t_run = 180, .tools = ALL_SANITIZER_TOOLS};
+    grade_opts o = {.thresholds = "tools/thresholds.txt",
+                    .build = "build",
+                    .out = "build/grade",
+                    .t_suite = 180,
+                    .t_check = 90,
+                    .t_run = 180,
+                    .tools = 0xF};
     const char *stages_arg = NULL;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = 1;
-        if (!strcmp(a, "--probe")) { o.probe_only = 1; takes = 0; }
-        else if (!strcmp(a, "--no-gpu-probe")) { o.no_probe = 1; takes = 0; }
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(argv[0], NULL); return 0; }
-        else if (!v) return usage(argv[0], "a flag is missing its value");
-        else if (!strcmp(a, "--stages")) stages_arg = v;
-        else if (!strcmp(a, "--thresholds")) o.thresholds = v;
-        else if (!strcmp(a, "--build")) o.build = v;
-        else if (!strcmp(a, "--out")) o.out = v;
-        else if (!strcmp(a, "--build-log")) o.build_log = v;
-        else if (!strcmp(a, "--compute-sanitizer")) o.sanitizer = v;
-        else if (!strcmp(a, "--sanitizers")) {
-            if (parse_tools(v, &o.tools)) {
-                char why[300];
-                snprintf(why, sizeof why, "--sanitizers takes a comma list of memcheck, racecheck, "
-                         "synccheck and initcheck, or none; not '%s'", v);
-                return usage(argv[0], why);
-            }
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        double x;
+        int *secs = !strcmp(a, "--timeout-suite")   ? &o.t_suite
+                    : !strcmp(a, "--timeout-check") ? &o.t_check
+                    : !strcmp(a, "--timeout-run")   ? &o.t_run
+                                                    : NULL;
+        if (!strcmp(a, "--probe") || !strcmp(a, "--no-gpu-probe")) {
+            *(a[2] == 'p' ? &o.probe_only : &o.no_probe) = 1;
+            continue;
         }
-        else if (!strcmp(a, "--timeout-suite") || !strcmp(a, "--timeout-check") ||
-                 !strcmp(a, "--timeout-run")) {
-            int *t = a[10] == 's' ? &o.t_suite : a[10] == 'c' ? &o.t_check : &o.t_run;
-            if (parse_seconds(v, t)) {
-                char why[300];
-                snprintf(why, sizeof why, "%s takes 1..86400 seconds, not '%s'", a, v);
-                return usage(argv[0], why);
-            }
-        }
-        else {
-            char why[300];
-            snprintf(why, sizeof why, "unknown flag '%s'", a);
-            return usage(argv[0], why);
-        }
-        i += takes;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) return usage(argv[0], NULL, NULL), 0;
+        if (!v) return usage(argv[0], "%s is missing its value, or an unknown flag", a);
+        const char *names[] = {"--stages",    "--thresholds",        "--build", "--out",
+                               "--build-log", "--compute-sanitizer", NULL},
+                   **dest[] = {&stages_arg, &o.thresholds, &o.build,
+                               &o.out,      &o.build_log,  &o.sanitizer};
+        int k = list_index(a, names);
+        i++;
+        if (k >= 0)
+            *dest[k] = v;
+        else if (!strcmp(a, "--sanitizers") && parse_tools(v, &o.tools))
+            return usage(argv[0],
+                         "--sanitizers takes a comma list of memcheck, racecheck, synccheck and "
+                         "initcheck, or none; not '%s'",
+                         v);
+        else if (secs && parse_number(v, 1, 86400, &x))
+            return usage(argv[0], "a time limit takes 1..86400 seconds, not '%s'", v);
+        else if (secs)
+            *secs = (int)x;
+        else if (strcmp(a, "--sanitizers"))
+            return usage(argv[0], "unknown flag '%s'", a);
     }
 
-    char logs[600];
+    char logs[600], gpu[256] = "(GPU not probed)";
     snprintf(logs, sizeof logs, "%s/logs", o.out);
-    if (make_dirs(logs) != 0) {
-        fprintf(stderr, "grade: cannot create %s: %s\n", logs, strerror(errno));
-        return 1;
-    }
-    char gpu[256] = "(GPU not probed)";
-    if (!o.no_probe && !probe_gpu(&o, gpu, sizeof gpu)) {
+    if (res_run("/bin/mkdir -p '%s'", logs) != 0) return 1;
+    if (!o.no_probe && !first_line("nvidia-smi -L 2>/dev/null | grep '^GPU '", gpu, sizeof gpu)) {
         fprintf(stderr, "grade: no NVIDIA GPU on this machine (nvidia-smi -L lists none); "
-                "grading needs one\n");
+                        "grading needs one\n");
         return 3;
     }
     if (o.probe_only) return find_sanitizer(&o);
 
     /* the thresholds, then the stages; every problem here is a usage error */
-    char *text = slurp(o.thresholds, NULL);
+    char *text = res_read_all(o.thresholds), err[512];
     if (!text) {
         fprintf(stderr, "grade: cannot read %s: %s (run from the repository root)\n", o.thresholds,
                 strerror(errno));
         return 2;
     }
     thresholds_t t;
-    char err[512];
     int rc = thresholds_parse(text, o.thresholds, &t, err, sizeof err);
     free(text);
     if (rc != 0) {
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    if (stages_arg && *stages_arg) {
-        char *list = xstrdup(stages_arg);
-        for (char *s = strtok(list, ", \t"); s; s = strtok(NULL, ", \t")) {
-            struct stat st;
-            if (!is_stage_name(s) || strlen(s) >= GRADE_NAME_MAX || stat(s, &st) != 0 ||
-                !S_ISDIR(st.st_mode)) {
-                fprintf(stderr, "grade: no stage folder '%s' here (run from the repository "
-                        "root)\n", s);
-                return 2;
-            }
-            if (o.n_stages == MAX_STAGES) return usage(argv[0], "too many stages");
-            strcpy(o.stages[o.n_stages++], s);
-        }
-        free(list);
-    } else {
-        find_stages(&o);
+    glob_t g = {0};
+    char *list = strdup(stages_arg ? stages_arg : "");
+    for (char *s = strtok(list, ", \t"); s; s = strtok(NULL, ", \t")) {
+        struct stat st;
+        if (!is_stage_name(s) || stat(s, &st) != 0 || !S_ISDIR(st.st_mode))
+            return usage(argv[0], "no stage folder '%s' here (run from the repository root)", s);
+        if (o.n_stages == MAX_STAGES) return usage(argv[0], "too many stages%s", "");
+        strcpy(o.stages[o.n_stages++], s);
     }
+    free(list);
+    if (o.n_stages == 0 && glob("[0-9][0-9]_*/", GLOB_MARK, NULL, &g) == 0) /* every stage */
+        for (size_t i = 0; i < g.gl_pathc && o.n_stages < MAX_STAGES; i++) {
+            g.gl_pathv[i][strlen(g.gl_pathv[i]) - 1] = '\0';
+            if (is_stage_name(g.gl_pathv[i])) strcpy(o.stages[o.n_stages++], g.gl_pathv[i]);
+        }
+    globfree(&g);
     if (o.n_stages == 0) {
         fprintf(stderr, "grade: no stage folders (NN_name) here: run from the repository root\n");
         return 2;
@@ -1500,13 +1077,11 @@ int main(int argc, char **argv)
         }
     if ((rc = find_sanitizer(&o)) != 0) return rc;
 
-    double t0 = now_s();
+    double t0 = now_s(), total = 0, max = 0;
     printf("grade: %zu stage%s on %s; logs in %s\n", o.n_stages, o.n_stages == 1 ? "" : "s", gpu,
            logs);
     tests_t ts = {0};
     for (size_t i = 0; i < o.n_stages; i++) grade_stage(&o, &t, o.stages[i], &ts);
-
-    double total = 0, max = 0;
     for (size_t i = 0; i < ts.n; i++) {
         total += ts.t[i].score;
         max += ts.t[i].max;
@@ -1515,11 +1090,12 @@ int main(int argc, char **argv)
     max = round_points(max);
     double seconds = now_s() - t0;
     char summary[1024], results[600];
-    snprintf(summary, sizeof summary, "Graded on %s in %.0f s: %.2f of %.2f points. Correctness: "
-             "the gpu suite, the program's own check at awkward sizes, the standard size and "
-             "compute-sanitizer (races, out-of-bounds and uninitialised reads, barriers). "
-             "Performance: percent of the bandwidth ceiling measured in the same run, against "
-             "the thresholds of tools/thresholds.txt (zero while a stage is not correct).",
+    snprintf(summary, sizeof summary,
+             "Graded on %s in %.0f s: %.2f of %.2f points. Correctness: the gpu suite, the "
+             "program's own check at awkward sizes, the standard size and compute-sanitizer "
+             "(races, out-of-bounds and uninitialised reads, barriers). Performance: percent of "
+             "the bandwidth ceiling measured in the same run, against the thresholds of "
+             "tools/thresholds.txt (zero while a stage is not correct).",
              gpu, seconds, total, max);
     print_table(&ts, total, max);
     snprintf(results, sizeof results, "%s/results.json", o.out);

@@ -1,27 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# grade_batch.sh: grades submissions one after another on this GPU (INSTRUCTORS.md).
+# grade_batch.sh: grades submissions one after another on this GPU (INSTRUCTORS.md, Grading
+# many submissions): each in a copy of the clean ASSIGNMENT that takes only the .cu and .cuh
+# files of the graded stages; OUT/NAME/{results.json,grade.txt,files.txt}, OUT/summary.csv.
 #
 #   sh tools/grade_batch.sh [-s STAGES] [-1] [-k] [-n] ASSIGNMENT SUBMISSIONS OUT
-#
-#   ASSIGNMENT   a clean assignment tree: build/assignment, or build/assignment.tar.gz unpacked.
-#                If it holds a build/ (make -C ASSIGNMENT all tests), every copy starts from those
-#                objects and only the submitted files are compiled again.
-#   SUBMISSIONS  a folder holding one folder per submission (with -1: one submission folder)
-#   OUT          OUT/NAME/results.json (Gradescope's format), OUT/NAME/grade.txt (what make
-#                grade printed), OUT/NAME/files.txt (which submitted files were used, which not),
-#                OUT/summary.csv (submission,score,max_score)
-#   -s STAGES    the stages to take from submissions and grade (a,b; default: every stage)
-#   -k           keep each submission's work tree (OUT/work/NAME)
-#   -n           prepare the work trees and files.txt, grade nothing (no GPU needed)
-#
-# From a submission only stage sources are taken: each .cu or .cuh file goes where the
-# assignment has a file of that name, in the stage folder named in its path or, when the path
-# names none, in the one chosen stage that has a file of that name. Everything else (the tests,
-# the grader, the thresholds, common/) comes from the clean assignment, so a submission cannot
-# change how it is graded. Submissions run one at a time: each one's timings need the GPU alone.
-# Exit codes: 0 every submission was graded (whatever the scores); 1 some could not be;
-# 2 usage; 3 no GPU.
+#   -1 SUBMISSIONS is one submission; -k keep the work trees; -n prepare, grade nothing
+# Exit codes: 0 every submission graded (whatever the scores); 1 some not; 2 usage; 3 no GPU.
 set -u
 
 usage() {
@@ -58,8 +43,8 @@ fi
 for s in $stages; do
     [ -d "$assignment/$s" ] || { echo "grade_batch.sh: $assignment has no stage $s" >&2; exit 2; }
 done
-stages_csv=""
-for s in $stages; do stages_csv="${stages_csv:+$stages_csv,}$s"; done
+# shellcheck disable=SC2086 # split, so that the list has no empty entry
+stages_csv=$(echo $stages | tr ' ' ,)
 
 if [ $dry -eq 0 ] && ! nvidia-smi -L >/dev/null 2>&1; then
     echo "grade_batch.sh: no NVIDIA GPU on this machine (nvidia-smi -L lists none)" >&2

@@ -2,28 +2,17 @@
 # SPDX-License-Identifier: MIT
 # profile.sh: what the hardware counters say about every variant of the stages.
 #
-#   tools/profile.sh [STAGE...]         Nsight Compute over every variant of each stage (default:
-#                                       every NN_* folder) -> a table and results/profile.csv
-#   tools/profile.sh --reparse [STAGE...]  the same table and CSV from the exports kept in
-#                                       results/profile/ by an earlier run (no GPU needed)
-#   tools/profile.sh --need             exit 3 with one line when no GPU, ncu or cuobjdump
-#   tools/profile.sh --selftest RENAMED.csv [REAL.csv]   checks the parser on real exports (the
-#                                       one with --print-nvtx-rename kernel, the one without);
-#                                       tests/host/evidence.sh checks it on a sample
+#   tools/profile.sh [STAGE...]            Nsight Compute over every variant of each stage
+#                                          (default: every NN_* folder) -> a table and
+#                                          results/profile.csv
+#   tools/profile.sh --reparse [STAGE...]  the same from an earlier run's results/profile/
+#   tools/profile.sh --need                exit 3 with one line when no GPU, ncu or cuobjdump
 #
-# How: each stage program runs once under ncu at its default size (sums n = 2^28, row ops
-# 65536 x 1024) with REDUCE_PROFILE=1 --iters 1 --warmup 0, so that exactly one timed launch of
-# each variant (and of its baselines) runs between cudaProfilerStart/Stop inside an NVTX range
-# named stage/variant/op/dtype; --clock-control none (the clocks are never locked). The report
-# is exported twice as CSV (with --print-nvtx-rename kernel, and with the real kernel names to
-# find each kernel's SASS); the exports, the report, the log and per-kernel rows (kernels.csv)
-# stay in results/profile/. What each column of profile.csv is, bytes in flight per SM (Little's
-# law, from the SASS by tools/sass_inflight.awk) included: maint/EVIDENCE_NOTES.md.
-# Environment: NCU_FLAGS (appended to ncu's options), BUILD (build), RESULTS (results),
-# ARCH (the SASS section to read), HAVE_GPU (from make), CUDA_HOME. ncu and cuobjdump are
-# looked for on PATH, then in $CUDA_HOME/bin, /usr/local/cuda/bin, /opt/nvidia/nsight-compute.
-# Exit: 0 done; 1 a stage's run or export failed (the others are still reported); 2 usage;
-# 3 no GPU, or ncu or cuobjdump missing.
+# One launch of each variant at its stage's default size under ncu --clock-control none, two
+# exports of the report (maint/EVIDENCE_NOTES.md: how, and what each column is). A stage that
+# spans several GPUs is left out: ncu replays each kernel alone, and NCCL's wait for peers.
+# Environment: NCU_FLAGS (ncu's options), BUILD, RESULTS, ARCH, HAVE_GPU, CUDA_HOME.
+# Exit: 0 done; 1 a stage failed (the others are still reported); 2 usage; 3 no GPU or tool.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/evidence_lib.sh
@@ -32,30 +21,11 @@ BUILD=${BUILD:-build}
 RESULTS=${RESULTS:-results}
 NCU_FLAGS=${NCU_FLAGS:-}
 PDIR=$RESULTS/profile
-# csv_comments GPU NCU_VERSION: the # lines of profile.csv
-csv_comments() {
-    cat <<EOF
-# gpu: $1
-# ncu: $2
-# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)
-# how: tools/profile.sh; one launch of each variant at its stage's default size under ncu
-#   --clock-control none; several kernels of one variant: duration summed, other counters
-#   of the longest kernel; the columns: maint/EVIDENCE_NOTES.md
-EOF
-}
-
-# inflight_table STAGE: "mangled<TAB>bytes<TAB>demangled" for every kernel of build/STAGE
+# inflight_table STAGE: "mangled bytes" for every kernel of build/STAGE
 inflight_table() {
-    bin=$BUILD/$1
-    arch=$(pick_arch "$cuobj" "$bin")
-    if [ -z "$arch" ]; then
-        echo "profile: $bin holds no SASS; bytes in flight left empty" >&2
-        return 0
-    fi
-    tmp=$PDIR/$1.tmp
-    "$cuobj" -sass -arch "$arch" "$bin" | awk -f "$here/sass_inflight.awk" | tr ' ' '\t' > "$tmp"
-    cut -f1 "$tmp" | demangle | paste "$tmp" -
-    rm -f "$tmp"
+    arch=$(pick_arch "$cuobj" "$BUILD/$1")
+    [ -n "$arch" ] || { echo "profile: $BUILD/$1 holds no SASS: no bytes in flight" >&2; return; }
+    "$cuobj" -sass -arch "$arch" "$BUILD/$1" | awk -f "$here/sass_inflight.awk"
 }
 
 # profile_stage STAGE: runs the stage under ncu and exports the report; 0 on success
@@ -80,18 +50,13 @@ profile_stage() {
         tail -n 15 "$PDIR/$s.log" >&2
         return 1
     fi
-    # the real names mangled where this ncu can (they match the SASS exactly), else as it
-    # prints them (matched by name and template arguments)
-    for opt in "--print-nvtx-rename kernel" "--print-kernel-base mangled" ""; do
-        how=real
-        [ "$opt" = "--print-nvtx-rename kernel" ] && how=renamed
-        [ -z "$opt" ] && [ -s "$PDIR/$s.real.csv" ] && break
+    # the kernels named after their ranges, and by their mangled names (as in the SASS)
+    for how in "renamed --print-nvtx-rename kernel" "real --print-kernel-base mangled"; do
         # shellcheck disable=SC2086
-        LC_ALL=C "$ncu" --import "$PDIR/$s.ncu-rep" --csv --page raw --print-units base $opt \
-            > "$PDIR/$s.$how.csv" 2>> "$PDIR/$s.export.err" && continue
-        : > "$PDIR/$s.$how.csv"
-        [ "$opt" = "--print-kernel-base mangled" ] && continue
-        echo "profile: $s: ncu --import ... $opt failed: $(head -n 3 "$PDIR/$s.export.err")" >&2
+        set -- $how
+        LC_ALL=C "$ncu" --import "$PDIR/$s.ncu-rep" --csv --page raw --print-units base "$2" "$3" \
+            > "$PDIR/$s.$1.csv" 2>> "$PDIR/$s.export.err" && continue
+        echo "profile: $s: ncu --import ... $2 $3 failed: $(head -n 3 "$PDIR/$s.export.err")" >&2
         return 1
     done
     if [ $rc -ne 0 ]; then
@@ -103,7 +68,7 @@ profile_stage() {
     return 0
 }
 
-# parse_stage STAGE: appends the stage's rows to $rows and its kernels to kernels.csv
+# parse_stage STAGE: appends the stage's rows to $rows
 parse_stage() {
     s=$1
     for f in renamed.csv real.csv; do
@@ -112,8 +77,7 @@ parse_stage() {
     [ -f "$PDIR/$s.inflight" ] || : > "$PDIR/$s.inflight"
     run=$PDIR/$s.run.csv
     [ -f "$run" ] || run=/dev/null
-    awk -v stage="$s" -v metrics="$METRICS" -v detail="$PDIR/kernels.csv" \
-        -f "$here/profile_parse.awk" \
+    awk -v stage="$s" -v metrics="$METRICS" -f "$here/profile_parse.awk" \
         "$PDIR/$s.inflight" "$run" "$PDIR/$s.renamed.csv" "$PDIR/$s.real.csv" >> "$rows"
 }
 
@@ -151,64 +115,33 @@ finish() {
     [ -n "$ncu" ] && ver=$("$ncu" --version 2>/dev/null | tail -n 1)
     [ -n "$ver" ] || ver=$(sed -n 's/^# ncu: //p' "$out" 2>/dev/null | head -n 1)
     {
-        csv_comments "${gpu:-unknown}" "${ver:-unknown}"
+        printf '# gpu: %s\n# ncu: %s\n# date: %s\n' "${gpu:-unknown}" "${ver:-unknown}" \
+            "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        echo "# how: tools/profile.sh; one launch of each variant at its stage's default size" \
+             "under ncu --clock-control none; the columns: maint/EVIDENCE_NOTES.md"
         echo "$CSV_HEADER"
         cut -d, -f1-15 "$rows.once"
     } > "$out.tmp" && mv "$out.tmp" "$out"
     print_table "$rows.once"
-    echo "wrote $out: $(wc -l < "$rows.once") variants; per kernel: $PDIR/kernels.csv"
-}
-
-# --selftest RENAMED [REAL]: what the parser finds in real exports
-file_selftest() {
-    renamed=$1
-    real=${2:-$1}
-    for f in "$renamed" "$real"; do
-        [ -f "$f" ] || { echo "profile --selftest: no file $f" >&2; exit 2; }
-    done
-    if awk -v stage=selftest -v check=1 -v metrics="$METRICS" -f "$here/profile_parse.awk" \
-           /dev/null /dev/null \
-           "$renamed" "$real"; then
-        echo "ok   the exports parse: every kernel has a range and every metric a column"
-        return 0
-    fi
-    echo "FAIL the exports do not parse cleanly (see above)"
-    return 1
+    echo "wrote $out: $(wc -l < "$rows.once") variants"
 }
 
 # need: exits 3 with one line when no GPU, ncu or cuobjdump; sets ncu and cuobj
 need() {
-    have_gpu || {
-        echo "profile: no GPU on this machine (nvidia-smi finds none): make profile needs one"
-        exit 3
-    }
-    ncu=$(find_tool ncu) || {
-        echo "profile: Nsight Compute (ncu) is not on PATH, in \$CUDA_HOME/bin or" \
-             "/opt/nvidia/nsight-compute"
-        exit 3
-    }
-    cuobj=$(find_tool cuobjdump) || {
-        echo "profile: cuobjdump is not on PATH or in \$CUDA_HOME/bin (bytes in flight need it)"
-        exit 3
-    }
-}
-
-usage() {
-    echo "usage: tools/profile.sh [--reparse] [STAGE...] | --need | --selftest RENAMED [REAL]" >&2
-    exit 2
+    have_gpu || { echo "profile: no GPU on this machine (nvidia-smi finds none)"; exit 3; }
+    ncu=$(find_tool ncu) || { echo "profile: Nsight Compute (ncu) is not on PATH," \
+        "in \$CUDA_HOME/bin or /opt/nvidia/nsight-compute"; exit 3; }
+    cuobj=$(find_tool cuobjdump) || { echo "profile: cuobjdump (for bytes in flight) is not on" \
+        "PATH or in \$CUDA_HOME/bin"; exit 3; }
 }
 
 mode=run
 ncu=""
 case ${1:-} in
 --need) need; exit 0 ;;
---selftest)
-    shift
-    [ $# -ge 1 ] && [ $# -le 2 ] || usage
-    file_selftest "$@"; exit $? ;;
 --reparse) mode=reparse; shift ;;
 -h|--help) sed -n '3,/^set -u/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
--*) usage ;;
+-*) echo "usage: tools/profile.sh [--reparse] [STAGE...] | --need" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2046,SC2012
 [ $# -gt 0 ] || set -- $(ls -d [0-9][0-9]_*/ 2>/dev/null | tr -d /)
@@ -221,13 +154,17 @@ fi
 mkdir -p "$PDIR" || exit 3
 rows=$(mktemp) || exit 3
 trap 'rm -f "$rows" "$rows.once"' EXIT
-echo "stage,range,kernel,duration_us,$(echo "$METRICS" | cut -d, -f2-),bytes_per_thread" \
-    > "$PDIR/kernels.csv"
-status=0
+status=0 n=0
 for s in "$@"; do
+    if "$BUILD/$s" --list 2>/dev/null | awk '$2 == "allreduce" {f = 1} END {exit !f}'; then
+        echo "profile: $s: left out (it spans several GPUs; ncu replays each kernel alone)"
+        continue
+    fi
+    n=$((n + 1))
     if [ $mode = run ]; then profile_stage "$s" || status=1; fi
     parse_stage "$s" || status=1
 done
-if [ -s "$rows" ]; then finish; else echo "profile: no rows: nothing was profiled" >&2; status=1; fi
+if [ -s "$rows" ]; then finish
+elif [ $n -gt 0 ]; then echo "profile: no rows: nothing was profiled" >&2; status=1; fi
 [ $status -eq 0 ] || echo "profile: a stage FAILED (above); its rows may be missing or partial"
 exit $status

@@ -1,21 +1,11 @@
 # SPDX-License-Identifier: MIT
-# profile_parse.awk: one stage's Nsight Compute exports -> rows of results/profile.csv.
-# Used by profile.sh; reads four files, in this order:
-#   1. INFLIGHT  "mangled<TAB>bytes<TAB>demangled" per kernel (sass_inflight.awk + a demangler)
-#   2. RUN_CSV   the stage program's own --csv from the profiled run (gpu, rows, cols); may be
-#                /dev/null, then the default shapes are used (sums 1 x 2^28, rows 65536 x 1024)
-#   3. RENAMED   ncu --import R --csv --page raw --print-units base --print-nvtx-rename kernel
-#   4. REAL      the same export without renaming (--print-kernel-base mangled)
-# Prints profile.csv rows (no header; a 16th field says whether the kernel used shared memory)
-# in the order the variants ran. -v metrics=LIST (required) is the comma list of metrics ncu
-# collected, as evidence_lib.sh's METRICS names them. -v detail=FILE appends
-# one row per kernel to FILE; -v check=1 prints what was found to stderr instead (self-test).
-# The raw page is one header row of metric names, a row of units, then one row per kernel;
-# columns are found by name, quoted fields may hold commas, numbers may hold thousands
-# separators. The NVTX range of a kernel (stage/variant/op/dtype) is looked for in the
-# renamed kernel name first, then in every other field (the NVTX column of either export).
-# A variant of several kernels (two passes, CUB's two kernels): duration is their sum, the
-# other counters are those of its longest kernel.
+# profile_parse.awk: one stage's Nsight Compute exports -> rows of results/profile.csv (no
+# header; a 16th field: whether the kernel used shared memory), in the order the variants ran.
+#   awk -v stage=S -v metrics=LIST -f profile_parse.awk INFLIGHT RUN RENAMED REAL
+# INFLIGHT: sass_inflight.awk's "mangled bytes"; RUN: the program's --csv (its shapes);
+# RENAMED, REAL: the raw-page exports with kernels named after their NVTX ranges and by their
+# mangled names; metrics: evidence_lib.sh's METRICS. A variant of several kernels: duration
+# summed, other counters those of its longest kernel.
 
 function parse_csv(line, f,    n, i, c, inq, field, len) {
     sub(/\r$/, "", line)
@@ -49,47 +39,16 @@ function find_label(s) {
     return ""
 }
 
-# text before the argument list, without spaces and a leading return type "void"
-function sig_key(s,    i, c, depth, out) {
-    depth = 0
-    out = ""
-    for (i = 1; i <= length(s); i++) {
-        c = substr(s, i, 1)
-        if (c == "<") depth++
-        else if (c == ">") depth--
-        else if (c == "(" && depth == 0) break
-        out = out c
-    }
-    sub(/^void /, "", out)
-    gsub(/[ \t]/, "", out)
-    return out
-}
-
-function base_key(s) {
-    s = sig_key(s)
-    sub(/<.*/, "", s)
-    sub(/.*::/, "", s)
-    return s
-}
-
-# bytes in flight per thread of a kernel named as ncu names it; "" when unknown
-function inflight_of(name,    k) {
-    if (name in by_mangled) return by_mangled[name]
-    k = sig_key(name)
-    if ((k in by_sig) && by_sig[k] != "?") return by_sig[k]
-    k = base_key(name)
-    if ((k in by_base) && by_base[k] != "?") return by_base[k]
-    return ""
-}
+# bytes in flight per thread of a kernel (its mangled name); "" when unknown
+function inflight_of(name) { return (name in inflight) ? inflight[name] : "" }
 
 function fmt(v, spec) { return v == "" ? "" : sprintf(spec, v) }
 
 BEGIN {
     LABEL_RE = "[A-Za-z0-9_]+/[A-Za-z0-9_]+/(sum|rowsum|softmax|logsoftmax)/(f32|f16|bf16)"
     nm = split(metrics, M, ",") # METRICS of evidence_lib.sh, -v metrics=...
-    NOPT = 2        # the last NOPT metrics are optional (collected if cheap)
     if (ARGC != 5) {
-        print "usage: awk -f profile_parse.awk INFLIGHT RUN_CSV RENAMED REAL" > "/dev/stderr"
+        print "usage: awk -f profile_parse.awk INFLIGHT RUN RENAMED REAL" > "/dev/stderr"
         exit 2
     }
     # each file is read here with getline: an empty one, or one named twice, is no problem
@@ -100,21 +59,10 @@ BEGIN {
     exit report()
 }
 
-# 1: bytes in flight per kernel, by mangled name, by signature and by base name
-function read_inflight(path,    line, a, dem, k, v) {
-    while ((getline line < path) > 0) {
-        if (split(line, a, "\t") < 2 || a[1] == "" || a[1] ~ /^#/) continue
-        by_mangled[a[1]] = a[2]
-        dem = a[3] != "" ? a[3] : a[1]
-        # two kernels of one name and different figures: ambiguous ("?"). The value is
-        # worked out first: mawk creates the element before it evaluates the right side.
-        k = sig_key(dem)
-        v = (k in by_sig) && by_sig[k] != a[2] ? "?" : a[2]
-        by_sig[k] = v
-        k = base_key(dem)
-        v = (k in by_base) && by_base[k] != a[2] ? "?" : a[2]
-        by_base[k] = v
-    }
+# 1: bytes in flight per kernel, by mangled name
+function read_inflight(path,    line, a) {
+    while ((getline line < path) > 0)
+        if (split(line, a, " ") >= 2) inflight[a[1]] = a[2]
     close(path)
 }
 
@@ -158,18 +106,13 @@ function read_export(path, which,    line, f, n, i, hdr, units, col, idc, knc, i
         }
         id = f[idc]
         if (id !~ /^[0-9]+$/) {
-            if (!units) {
-                units = 1
-                found_units[which] = 1
-                for (i = 1; i <= n; i++) unit_of[which, i] = f[i]
-            }
+            if (!units++) for (i = 1; i <= n; i++) unit_of[which, i] = f[i]
             continue
         }
         if (which == 3) {
             lab = find_label(f[knc])
             for (i = 1; lab == "" && i <= n; i++) lab = find_label(f[i])
             label3[id] = lab
-            nk3++
             continue
         }
         if (!(id in seen4)) { ids[++nk] = id; seen4[id] = 1 }
@@ -196,18 +139,9 @@ function read_export(path, which,    line, f, n, i, hdr, units, col, idc, knc, i
         for (m = 1; m <= nm; m++) if (!(M[m] in col)) missing = missing " " M[m]
 }
 
-function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w, sect,
-                  b, bif, line, unnamed, hard_missing, no_inflight, d, shared) {
-    if (check) {
-        printf("renamed export: header %s, units row %s, %d kernels\n",
-               found_hdr[3] ? "found" : "MISSING", found_units[3] ? "found" : "missing",
-               nk3) > "/dev/stderr"
-        printf("real-name export: header %s, units row %s, %d kernels\n",
-               found_hdr[4] ? "found" : "MISSING", found_units[4] ? "found" : "missing",
-               nk) > "/dev/stderr"
-    }
-    problems = 0
-    if (!found_hdr[4] || (!found_hdr[3] && check)) problems++
+function report(    problems, i, id, lab, p, rows, cols, bank, w, sect, b, bif, line, unnamed,
+                  no_inflight, d, shared) {
+    problems = !found_hdr[4]
     # group the kernels by their range, in the order they ran
     for (i = 1; i <= nk; i++) {
         id = ids[i]
@@ -220,16 +154,7 @@ function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w,
         if (!(lab in longest) || d > longest_us[lab]) { longest[lab] = id; longest_us[lab] = d }
     }
     if (missing != "") {
-        split(missing, mm, " ")
-        for (k in mm) {
-            opt = 0
-            for (m = nm - NOPT + 1; m <= nm; m++) if (mm[k] == M[m]) opt = 1
-            if (!opt) hard_missing = hard_missing " " mm[k]
-        }
-    }
-    if (hard_missing != "") {
-        printf("profile: %s: the export has no column for:%s\n", stage,
-               hard_missing) > "/dev/stderr"
+        printf("profile: %s: the export has no column for:%s\n", stage, missing) > "/dev/stderr"
         problems++
     }
     if (bad_unit != "") {
@@ -240,7 +165,6 @@ function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w,
     if (unnamed) {
         printf("profile: %s: %d kernel(s) outside a stage/variant/op/dtype range, left out\n",
                stage, unnamed) > "/dev/stderr"
-        if (check) problems++
     }
     for (i = 1; i <= nl; i++) {
         lab = order[i]
@@ -263,11 +187,6 @@ function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w,
             no_inflight = no_inflight " " kname[id]
         }
         bif = b != "" && val[id, 4] != "" ? val[id, 4] * 32 * b : ""
-        if (check) {
-            printf("%-48s %d kernel(s), longest %s, %s B in flight per thread\n", lab, nkern[lab],
-                   kname[id], b == "" ? "?" : b) > "/dev/stderr"
-            continue
-        }
         # a 16th field, cut off for profile.csv, tells the table whether the kernel made
         # shared-memory accesses at all (1), none (0), or the counter is missing (empty)
         shared = val[id, 9] == "" ? "" : (val[id, 9] + val[id, 10] > 0)
@@ -281,14 +200,5 @@ function report(    problems, i, id, lab, mm, k, opt, m, p, rows, cols, bank, w,
     if (no_inflight != "")
         printf("profile: %s: no SASS found for (bytes in flight left empty):%s\n", stage,
                no_inflight) > "/dev/stderr"
-    if (detail != "" && !check)
-        for (i = 1; i <= nk; i++) {
-            id = ids[i]
-            lab = (id in label3) && label3[id] != "" ? label3[id] : label4[id]
-            line = stage "," lab ",\"" kname[id] "\"," fmt(dur[id], "%.3f")
-            for (m = 2; m <= nm; m++) line = line "," val[id, m]
-            print line "," inflight_of(kname[id]) >> detail
-        }
-    if (check && nl == 0) problems++
     return problems ? 1 : 0
 }

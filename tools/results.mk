@@ -5,8 +5,9 @@
 #                   without one, draws the committed reference run (plots/reference/) there
 #   make tables     rewrite the README tables and BENCHMARKS.md from plots/reference/
 #   make reference  copy results/*.csv (and sanitize.txt) into plots/reference/, redraw its
-#                   images (PNG only: what the READMEs show), refresh the tables
-# build/results tables plots/reference (no --write) prints what would change.
+#                   images, refresh the tables. 08's
+#                   allreduce.csv becomes allreduce_<G>gpu.csv, one file per GPU count, so that
+#                   runs on 2 and on 4 GPUs (from different machines) stand side by side.
 
 RESULTS_SRC := $(wildcard tools/results_*.c)
 RESULTS_OBJ := $(RESULTS_SRC:tools/%.c=$(BUILD)/obj/tools/%.o)
@@ -46,10 +47,14 @@ tables: $(BUILD)/results
 reference: $(BUILD)/results deps-plot
 	@ls $(RESULTS)/*.csv >/dev/null 2>&1 || \
 	    { echo "make reference: no $(RESULTS)/*.csv; run make run and make sweep on a GPU"; exit 2; }
-	cp $(RESULTS)/*.csv plots/reference/
-	@if [ -f $(RESULTS)/sanitize.txt ]; then echo "cp $(RESULTS)/sanitize.txt plots/reference/"; \
-	    cp $(RESULTS)/sanitize.txt plots/reference/; fi
-	$(BUILD)/results plot plots/reference plots/reference --png
+	@set -e; for f in $(RESULTS)/*.csv $(wildcard $(RESULTS)/sanitize.txt); do \
+	    if [ $${f##*/} != allreduce.csv ]; then echo "cp $$f plots/reference/"; \
+	        cp $$f plots/reference/; continue; fi; \
+	    awk -F, '/^#|^gpu,/ { head = head $$0 "\n"; next } \
+	        { out = "plots/reference/allreduce_" $$6 "gpu.csv"; \
+	          if (!(out in done)) { done[out]; printf "%s", head > out; print out } \
+	          print > out }' $$f; done
+	$(BUILD)/results plot plots/reference plots/reference
 	$(BUILD)/results tables plots/reference --write
 
 -include $(RESULTS_OBJ:.o=.d) $(BUILD)/obj/tools/results.d

@@ -5,6 +5,9 @@
 #include "results.h"
 #include "cli.h"
 
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +90,19 @@ static void tab_col(mdtab *t, const char *name, int right, int optional)
     t->optional[t->ncol++] = (unsigned char)optional;
 }
 
+/* Adds the columns named in names, separated by '|': right-aligned from column right_from on,
+   optional from optional_from on (counted from the table's first column). */
+static void tab_cols(mdtab *t, const char *names, size_t right_from, size_t optional_from)
+{
+    for (const char *p = names; *p; p += *p == '|') {
+        char name[TAB_CELL];
+        size_t k = strcspn(p, "|");
+        snprintf(name, sizeof name, "%.*s", (int)k, p);
+        tab_col(t, name, t->ncol >= right_from, t->ncol >= optional_from);
+        p += k;
+    }
+}
+
 /* Adds a row of cells (as many as given; NULL ends the list, the rest stay empty). */
 static void tab_row(mdtab *t, const char *first, ...)
 {
@@ -155,19 +171,6 @@ static void add_size(size_t *v, size_t *n, size_t max, size_t x)
     (*n)++;
 }
 
-/* The entry of stage/variant/op/dt at cols in f (the sweeps have one shape per cols). */
-static const res_entry *at_cols(const res_file *f, const char *stage, const char *variant, int op,
-                                dtype dt, size_t cols)
-{
-    for (size_t i = 0; i < f->n; i++) {
-        const res_entry *e = &f->e[i];
-        if (e->cols == cols && e->dt == dt && (op < 0 || (int)e->op == op) &&
-            strcmp(e->variant, variant) == 0 && strcmp(e->stage, stage) == 0)
-            return e;
-    }
-    return NULL;
-}
-
 /* The variants of stage with op and dt in f, first-seen order, into v; returns how many. */
 static size_t variants_of(const res_file *f, const char *stage, int op, int dt, const char **v,
                           size_t max)
@@ -229,13 +232,7 @@ static void other_gpus(const res_set *s, unsigned which, sbuf *b)
             sb_printf(b, " (%s: measured on %s.)", s->f[k].name, s->f[k].gpu);
 }
 
-static const char *torch_title(op_kind op)
-{
-    return op == OP_SUM       ? "-"
-           : op == OP_ROWSUM  ? "PyTorch torch.sum"
-           : op == OP_SOFTMAX ? "PyTorch torch.softmax"
-                              : "PyTorch torch.log_softmax";
-}
+static void bench_wide(const res_file *f, op_kind op, int by_cols, const char *readme, sbuf *b);
 
 /* ---- a stage README: the results block ------------------------------------------------ */
 
@@ -244,9 +241,8 @@ static void stage_standard(const res_set *s, const char *stage, const int *swept
 {
     const res_file *run = &s->f[F_RUN];
     mdtab t = {0};
-    const char *cols[] = {"variant",      "op",    "shape",         "median us", "GB/s",
-                          "% of ceiling", "x CUB", "x cuBLAS gemv", "x PyTorch"};
-    for (int c = 0; c < 9; c++) tab_col(&t, cols[c], c > 2, c > 5);
+    tab_cols(&t, "variant|op|shape|median us|GB/s|% of ceiling|x CUB|x cuBLAS gemv|x PyTorch", 3,
+             6);
     for (size_t i = 0; i < run->n; i++) {
         const res_entry *e = &run->e[i];
         if (strcmp(e->stage, stage) || swept[e->op]) continue;
@@ -287,7 +283,8 @@ static void stage_sweep(const res_set *s, const res_file *f, const char *stage, 
             snprintf(h, sizeof h, "%s%s%s", vars[k], d ? " " : "", d ? dtype_name((dtype)d) : "");
             tab_row(&t, h, NULL);
             for (size_t c = 0; c < nc; c++) {
-                const res_entry *e = at_cols(f, stage, vars[k], (int)op, (dtype)d, cols[c]);
+                const res_entry *e =
+                    res_find(f, NULL, stage, vars[k], (int)op, (dtype)d, RES_ANY, cols[c]);
                 if (e) tab_set(&t, 1 + c, gbps_of(e));
             }
             if (d == DT_F32 && strcmp(vars[k], "dispatch") == 0) disp = vars[k];
@@ -300,14 +297,17 @@ static void stage_sweep(const res_set *s, const res_file *f, const char *stage, 
         {soft ? NULL : "cub_segmented_reduce", "CUB segmented reduce"},
         {soft ? NULL : "cublas_gemv", "cuBLAS gemv"}};
     for (int r = 0; r < 4; r++) {
-        const char *name = r < 3 ? refs[r][1] : torch_title(op);
+        const char *name = r < 3  ? refs[r][1]
+                           : soft ? "PyTorch torch.softmax"
+                                  : "PyTorch torch.sum";
         if (r < 3 && !refs[r][0]) continue;
         tab_row(&t, name, NULL);
         int any = 0;
         for (size_t c = 0; c < nc; c++) {
-            const res_entry *e = r < 3 ? at_cols(f, "baseline", refs[r][0], -1, DT_F32, cols[c])
-                                       : at_cols(&s->f[F_PEER], "peer", res_torch_variant(op),
-                                                 (int)op, DT_F32, cols[c]);
+            const res_entry *e =
+                r < 3 ? res_find(f, NULL, "baseline", refs[r][0], -1, DT_F32, RES_ANY, cols[c])
+                      : res_find(&s->f[F_PEER], NULL, "peer", res_torch_variant(op), (int)op,
+                                 DT_F32, RES_ANY, cols[c]);
             if (e) {
                 tab_set(&t, 1 + c, gbps_of(e));
                 any = 1;
@@ -321,7 +321,8 @@ static void stage_sweep(const res_set *s, const res_file *f, const char *stage, 
     for (size_t c = 0; c < nc; c++) {
         const res_entry *best = NULL;
         for (size_t k = 0, nv = variants_of(f, stage, (int)op, DT_F32, vars, 32); k < nv; k++) {
-            const res_entry *e = at_cols(f, stage, vars[k], (int)op, DT_F32, cols[c]);
+            const res_entry *e =
+                res_find(f, NULL, stage, vars[k], (int)op, DT_F32, RES_ANY, cols[c]);
             if (res_has(e) && (disp ? strcmp(vars[k], disp) == 0 : !best || e->gbps > best->gbps))
                 best = e;
         }
@@ -335,47 +336,106 @@ static void stage_sweep(const res_set *s, const res_file *f, const char *stage, 
     tab_emit(&t, b);
 }
 
-/* The stage's `dispatch` at the real-world shapes of shapes.csv: % of the copy, % of the
-   serialised floor and x PyTorch per dtype (softmax). */
-static void stage_shapes(const res_set *s, const char *stage, sbuf *b)
+/* ---- stage 08: the all-reduce across GPUs ------------------------------------------- */
+
+/* 1 when an all-reduce file of s holds rows of stage. */
+static int has_ar(const res_set *s, const char *stage)
 {
-    const res_file *sh = &s->f[F_SHAPES];
-    mdtab t = {0};
-    tab_col(&t, "shape", 0, 0);
-    for (int d = DT_F32; d <= DT_BF16; d++) {
-        const char *what[3] = {"% of copy", "% of floor", "x PyTorch"};
-        for (int w = 0; w < 3; w++) {
-            char h[TAB_CELL];
-            snprintf(h, sizeof h, "%s %s", dtype_name((dtype)d), what[w]);
-            tab_col(&t, h, 1, 1);
+    for (size_t a = 0; a < s->n_ar; a++)
+        if (has_op(&s->ar[a], stage, -1)) return 1;
+    return 0;
+}
+
+/* The largest n of stage/variant's sums on g GPUs in f. */
+static size_t largest_n(const res_file *f, const char *stage, const char *variant, size_t g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->n; i++)
+        if (f->e[i].op == OP_SUM && f->e[i].rows == g && f->e[i].cols > n &&
+            !strcmp(f->e[i].variant, variant) && !strcmp(f->e[i].stage, stage))
+            n = f->e[i].cols;
+    return n;
+}
+
+/* Per all-reduce file and GPU count G: busbw against n for each all-reduce variant of stage,
+   with its percentage of the peer copy and its ratio to nccl; then the sums across GPUs
+   (sharded_sum) at their largest n against their read ceiling. all_n 0: only even powers of
+   two where there are more than 8 sizes (a README block). */
+static void ar_tables(const res_set *s, const char *stage, const char *label, int all_n, sbuf *b)
+{
+    for (size_t a = 0; a < s->n_ar; a++) {
+        const res_file *f = &s->ar[a];
+        size_t g[16], ng = 0;
+        for (size_t i = 0; i < f->n; i++)
+            if (!strcmp(f->e[i].stage, stage)) add_size(g, &ng, 16, f->e[i].rows);
+        for (size_t k = 0; k < ng; k++) {
+            const char *v[8], *first = NULL;
+            sbuf sums = {0};
+            size_t nv = variants_of(f, stage, OP_ALLREDUCE, DT_F32, v, 8), ns[64], nn = 0;
+            for (size_t i = 0; i < f->n; i++) {
+                const res_entry *e = &f->e[i];
+                if (e->rows != g[k] || strcmp(e->stage, stage)) continue;
+                if (e->op == OP_ALLREDUCE) {
+                    add_size(ns, &nn, 64, e->cols);
+                    first = e->gpu;
+                } else if (e->op == OP_SUM && e->cols == largest_n(f, stage, e->variant, g[k])) {
+                    char n[32];
+                    res_pow2(e->cols, n, sizeof n);
+                    sb_printf(&sums,
+                              "\n`%s`, the full sum of n = %s floats split across the GPUs: "
+                              "%s GB/s, %s%% of every GPU reading its part at once.\n",
+                              e->variant, n, gbps_of(e), fmt(val(e, e->pct), F_PCT));
+                }
+            }
+            mdtab t = {0};
+            char h[TAB_CELL], cell[TAB_CELL];
+            int nccl = -1;
+            tab_cols(&t, g[k] == 1 ? "n|copy GB/s" : "n|peer copy GB/s", 0, 99);
+            for (size_t j = 0; j < nv; j++) {
+                tab_col(&t, v[j], 1, 0);
+                if (!strcmp(v[j], "nccl")) nccl = (int)j;
+            }
+            for (size_t j = 0; j < nv && nccl >= 0; j++)
+                if ((int)j != nccl) {
+                    snprintf(h, sizeof h, "%s x nccl", v[j]);
+                    tab_col(&t, h, 1, 0);
+                }
+            for (size_t i = 0; i < nn; i++) {
+                if (!all_n && nn > 8 && !(ns[i] & (ns[i] - 1)) && __builtin_ctzll(ns[i]) % 2)
+                    continue;
+                const res_entry *p = res_find(f, NULL, "baseline", g[k] == 1 ? "copy" : "peer_copy",
+                                              OP_ALLREDUCE, DT_F32, g[k], ns[i]);
+                const res_entry *x =
+                    nccl < 0 ? NULL
+                             : res_find(f, NULL, stage, v[nccl], OP_ALLREDUCE, DT_F32, g[k], ns[i]);
+                res_pow2(ns[i], h, sizeof h);
+                tab_row(&t, h, p ? gbps_of(p) : "-", NULL);
+                for (size_t j = 0; j < nv; j++) {
+                    const res_entry *e =
+                        res_find(f, NULL, stage, v[j], OP_ALLREDUCE, DT_F32, g[k], ns[i]);
+                    if (!e) continue;
+                    snprintf(cell, sizeof cell, res_has(e) ? "%s (%s%%)" : "%s", gbps_of(e),
+                             fmt(val(e, e->pct), F_PCT));
+                    tab_set(&t, 2 + j, cell);
+                    if (nccl >= 0 && (int)j != nccl && res_has(x))
+                        tab_set(&t, 2 + nv + j - ((int)j > nccl),
+                                fmt(val(e, e->gbps / x->gbps), F_X));
+                }
+            }
+            if (nn)
+                sb_printf(
+                    b,
+                    "\nAll-reduce on %zu GPU%s, **%s** (`%s%s`): busbw GB/s against n floats a "
+                    "GPU, with its percentage of the %s measured in the same run%s:\n\n",
+                    g[k], g[k] == 1 ? "" : "s", first, label, f->name,
+                    g[k] == 1 ? "device-to-device copy (one GPU: the all-reduce is a copy)"
+                              : "peer copy (every GPU copying 4n bytes to the next at once)",
+                    nccl >= 0 && nv > 1 ? ", and each variant's busbw over NCCL's" : "");
+            tab_emit(&t, b);
+            if (sums.s) sb_add(b, sums.s);
+            sb_free(&sums);
         }
     }
-    for (size_t i = 0; i < sh->n; i++) {
-        const res_entry *e = &sh->e[i];
-        if (strcmp(e->stage, stage) || strcmp(e->variant, "dispatch") || e->op != OP_SOFTMAX ||
-            e->dt != DT_F32)
-            continue;
-        tab_row(&t, shape_of(e), NULL);
-        for (int d = DT_F32; d <= DT_BF16; d++) {
-            const res_entry *x =
-                res_find(sh, NULL, stage, "dispatch", OP_SOFTMAX, (dtype)d, e->rows, e->cols);
-            if (!x) continue;
-            tab_set(&t, 1 + 3 * (size_t)d, res_has(x) ? fmt(x->pct, F_PCT) : "FAIL");
-            tab_set(&t, 2 + 3 * (size_t)d, fmt(val(x, x->pct_floor), F_PCT));
-            tab_set(&t, 3 + 3 * (size_t)d, fmt(val(x, x->x_torch), F_X));
-        }
-    }
-    int floor = 0;
-    for (size_t i = 0; i < sh->n; i++)
-        floor |= !strcmp(sh->e[i].stage, stage) && !isnan(sh->e[i].pct_floor);
-    if (t.nrow)
-        sb_printf(b,
-                  "\n`dispatch` at real-world shapes (softmax): percent of the copy, %sGB/s over "
-                  "PyTorch's:\n\n",
-                  floor ? "percent of the serialised floor (read-only stream "
-                          "time + write-only stream time at that shape, the same run) and "
-                        : "and ");
-    tab_emit(&t, b);
 }
 
 int res_md_stage_results(const res_set *s, const char *stage, const char *label, sbuf *b)
@@ -384,6 +444,11 @@ int res_md_stage_results(const res_set *s, const char *stage, const char *label,
     int swept[4] = {0, has_op(rows, stage, OP_ROWSUM), has_op(sm, stage, OP_SOFTMAX), 0};
     swept[OP_LOGSOFTMAX] = swept[OP_SOFTMAX];
     if (!has_op(run, stage, -1) && !swept[OP_ROWSUM] && !swept[OP_SOFTMAX]) {
+        if (has_ar(s, stage)) {
+            sb_printf(b, "The reference run, `%s`, one file per machine and GPU count.\n", label);
+            ar_tables(s, stage, label, 0, b);
+            return 0;
+        }
         sb_printf(
             b, "No measurements of %s in `%s` yet: `make run` on a GPU, then `make reference`.\n",
             stage, label);
@@ -395,7 +460,21 @@ int res_md_stage_results(const res_set *s, const char *stage, const char *label,
     stage_standard(s, stage, swept, b);
     if (swept[OP_ROWSUM]) stage_sweep(s, rows, stage, OP_ROWSUM, b);
     if (swept[OP_SOFTMAX]) stage_sweep(s, sm, stage, OP_SOFTMAX, b);
-    stage_shapes(s, stage, b);
+    const res_file *sh = &s->f[F_SHAPES];
+    int floor = 0, any = 0;
+    for (size_t i = 0; i < sh->n; i++) {
+        floor |= !strcmp(sh->e[i].stage, stage) && !isnan(sh->e[i].pct_floor);
+        any |= !strcmp(sh->e[i].stage, stage) && !strcmp(sh->e[i].variant, "dispatch") &&
+               sh->e[i].op == OP_SOFTMAX && sh->e[i].dt == DT_F32;
+    }
+    if (any)
+        sb_printf(b,
+                  "\n`dispatch` at real-world shapes (softmax): percent of the copy, %sGB/s over "
+                  "PyTorch's:\n\n",
+                  floor ? "percent of the serialised floor (read-only stream time + write-only "
+                          "stream time at that shape, the same run) and "
+                        : "and ");
+    if (any) bench_wide(sh, OP_SOFTMAX, 0, stage, b);
     return 0;
 }
 
@@ -406,11 +485,13 @@ int res_md_stage_evidence(const res_set *s, const char *stage, const char *label
     const prof_file *p = &s->prof;
     size_t n = 0;
     for (size_t i = 0; i < p->n; i++) n += strcmp(p->e[i].stage, stage) == 0;
-    if (n == 0) {
+    if (n == 0 && has_ar(s, stage))
+        sb_add(b, "Not profiled: Nsight Compute replays each kernel alone, and NCCL's kernels wait "
+                  "for their peers on the other GPUs (`make profile` leaves this stage out).\n");
+    else if (n == 0)
         sb_printf(b, "No profile of %s in `%s` yet: `make profile STAGE=%s` on a GPU.\n", stage,
                   label, stage);
-        return -1;
-    }
+    if (n == 0) return -1;
     sb_printf(b,
               "Nsight Compute, one launch of each variant at the standard size, clocks not locked "
               "(`make profile STAGE=%s`)",
@@ -418,17 +499,10 @@ int res_md_stage_evidence(const res_set *s, const char *stage, const char *label
     if (strcmp(p->gpu, gpu_of(s))) sb_printf(b, ", on %s", p->gpu);
     sb_add(b, ". Durations are ncu's; the speeds above are timed medians.\n\n");
     mdtab t = {0};
-    const char *cols[] = {"variant",
-                          "shape",
-                          "duration us",
-                          "DRAM % of peak",
-                          "occupancy %",
-                          "registers",
-                          "active lanes of 32",
-                          "bank conflicts / wavefront",
-                          "sectors / request",
-                          "KB in flight / SM"};
-    for (int c = 0; c < 10; c++) tab_col(&t, cols[c], c > 1, 0);
+    tab_cols(&t,
+             "variant|shape|duration us|DRAM % of peak|occupancy %|registers|active lanes of 32|"
+             "bank conflicts / wavefront|sectors / request|KB in flight / SM",
+             2, 99);
     static const char *const spec[PM_COUNT] = {"",     "%.1f", "%.1f", "%.0f",
                                                "%.1f", "%.2f", "%.1f", "%.1f"};
     for (size_t i = 0; i < p->n; i++) {
@@ -439,22 +513,18 @@ int res_md_stage_evidence(const res_set *s, const char *stage, const char *label
             twin |= !strcmp(p->e[k].stage, stage) && !strcmp(p->e[k].variant, e->variant) &&
                     !strcmp(p->e[k].dt, e->dt) && !strcmp(p->e[k].op, "softmax");
         if (strcmp(e->stage, stage) || twin) continue;
-        char shape[64], v[PM_COUNT][24], n2[32];
+        char shape[96], v[PM_COUNT][24], n2[32], rc[48];
         res_pow2(e->cols, n2, sizeof n2);
-        if (strcmp(e->op, "sum") == 0)
-            snprintf(shape, sizeof shape, "sum n = %s", n2);
-        else
-            snprintf(shape, sizeof shape, "%s %zu x %zu", e->op, e->rows, e->cols);
-        if (strcmp(e->dt, "f32"))
-            snprintf(shape + strlen(shape), sizeof shape - strlen(shape), " %s", e->dt);
+        snprintf(rc, sizeof rc, "%zu x %zu", e->rows, e->cols);
+        snprintf(shape, sizeof shape, "%s %s%s%s%s", e->op,
+                 strcmp(e->op, "sum") ? "" : "n = ", strcmp(e->op, "sum") ? rc : n2,
+                 strcmp(e->dt, "f32") ? " " : "", strcmp(e->dt, "f32") ? e->dt : "");
         for (int m = 0; m < PM_COUNT; m++) {
             double x = m == PM_BYTES_IN_FLIGHT ? e->m[m] / 1024 : e->m[m];
             if (m == PM_DURATION_US)
                 snprintf(v[m], sizeof v[m], "%s", fmt(x, F_US));
-            else if (isnan(x))
-                snprintf(v[m], sizeof v[m], "-");
             else
-                snprintf(v[m], sizeof v[m], spec[m], x);
+                snprintf(v[m], sizeof v[m], isnan(x) ? "-" : spec[m], x);
         }
         tab_row(&t, e->variant, shape, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], NULL);
     }
@@ -477,8 +547,7 @@ int res_md_ladder(const res_set *s, const char *label, sbuf *b)
     sb_printf(b, "Full-array float sum, n = %s, on **%s** (the reference run, `%s`):\n\n", nl,
               run->gpu, label);
     mdtab t = {0};
-    const char *cols[] = {"stage", "variant", "GB/s", "% of ceiling", "x CUB"};
-    for (int c = 0; c < 5; c++) tab_col(&t, cols[c], c > 1, 0);
+    tab_cols(&t, "stage|variant|GB/s|% of ceiling|x CUB", 2, 99);
     const char *stages[64];
     size_t ns = 0;
     for (size_t i = 0; i < run->n; i++) /* the stages in ladder order */
@@ -524,9 +593,8 @@ static void bench_final(const res_set *s, const char *label, sbuf *b)
               "device-to-device copy for softmax; \"x\" columns are GB/s over the library's or "
               "PyTorch's at the same shape and dtype.\n\n");
     mdtab t = {0};
-    const char *cols[] = {"op",           "shape", "kernel",        "GB/s",     "ceiling GB/s",
-                          "% of ceiling", "x CUB", "x cuBLAS gemv", "x PyTorch"};
-    for (int c = 0; c < 9; c++) tab_col(&t, cols[c], c > 2, c > 5);
+    tab_cols(&t, "op|shape|kernel|GB/s|ceiling GB/s|% of ceiling|x CUB|x cuBLAS gemv|x PyTorch", 3,
+             6);
     for (int op = OP_SUM; op <= OP_LOGSOFTMAX; op++)
         for (int d = DT_F32; d <= DT_BF16; d++) {
             const char *stage, *v[16];
@@ -551,11 +619,13 @@ static void bench_final(const res_set *s, const char *label, sbuf *b)
 
 /* One wide table over the shapes (in file order) or the cols (sorted) of f: per dtype the final
    kernel's GB/s, % of ceiling, % of the serialised floor (shapes only) and x PyTorch; for row
-   sums also x CUB and x cuBLAS (f32). */
-static void bench_wide(const res_file *f, op_kind op, int by_cols, sbuf *b)
+   sums also x CUB and x cuBLAS (f32). readme: without the GB/s and the heading, and only when
+   the final kernel is stage's `dispatch` (07's README block). */
+static void bench_wide(const res_file *f, op_kind op, int by_cols, const char *readme, sbuf *b)
 {
     const char *stage, *v[16];
     if (final_kernels(f, (int)op, DT_F32, &stage, v, 16) == 0) return;
+    if (readme && (strcmp(stage, readme) || strcmp(v[0], "dispatch"))) return;
     const res_entry *row[64];
     size_t nr = 0;
     for (size_t i = 0; i < f->n && nr < 64; i++) {
@@ -570,17 +640,16 @@ static void bench_wide(const res_file *f, op_kind op, int by_cols, sbuf *b)
     mdtab t = {0};
     tab_col(&t, by_cols ? "cols" : "shape", by_cols, 0);
     if (by_cols) tab_col(&t, "rows", 1, 0);
-    const size_t c0 = t.ncol;
+    const size_t c0 = t.ncol, per = readme ? 3 : 4;
     const char *what[4] = {"GB/s", op == OP_ROWSUM ? "% of ceiling" : "% of copy", "% of floor",
                            "x PyTorch"};
     for (int d = DT_F32; d <= DT_BF16; d++)
-        for (int w = 0; w < 4; w++) {
+        for (int w = readme != NULL; w < 4; w++) {
             char h[TAB_CELL];
             snprintf(h, sizeof h, "%s %s", dtype_name((dtype)d), what[w]);
             tab_col(&t, h, 1, 1);
         }
-    tab_col(&t, "f32 x CUB segmented", 1, 1);
-    tab_col(&t, "f32 x cuBLAS gemv", 1, 1);
+    tab_cols(&t, "f32 x CUB segmented|f32 x cuBLAS gemv", 0, 0);
     for (size_t r = 0; r < nr; r++) {
         char cols[32], rows[32];
         snprintf(cols, sizeof cols, "%zu", row[r]->cols);
@@ -589,21 +658,22 @@ static void bench_wide(const res_file *f, op_kind op, int by_cols, sbuf *b)
         for (int d = DT_F32; d <= DT_BF16; d++) {
             const res_entry *x =
                 res_find(f, NULL, stage, v[0], (int)op, (dtype)d, row[r]->rows, row[r]->cols);
-            size_t c = c0 + 4 * (size_t)d;
+            size_t c = c0 + per * (size_t)d - (readme != NULL); /* c: the GB/s column */
             if (!x) continue;
-            tab_set(&t, c, gbps_of(x));
+            if (!readme) tab_set(&t, c, gbps_of(x));
             tab_set(&t, c + 1, fmt(val(x, x->pct), F_PCT));
             if (!by_cols) tab_set(&t, c + 2, fmt(val(x, x->pct_floor), F_PCT));
             tab_set(&t, c + 3, fmt(val(x, x->x_torch), F_X));
         }
-        tab_set(&t, c0 + 12, fmt(val(row[r], row[r]->x_cub), F_X));
-        tab_set(&t, c0 + 13, fmt(val(row[r], row[r]->x_gemv), F_X));
+        tab_set(&t, c0 + 3 * per, fmt(val(row[r], row[r]->x_cub), F_X));
+        tab_set(&t, c0 + 3 * per + 1, fmt(val(row[r], row[r]->x_gemv), F_X));
     }
-    sb_printf(b, "\n### %s %s: %s/%s\n\n",
-              op == OP_ROWSUM    ? "Row sums"
-              : op == OP_SOFTMAX ? "Softmax"
-                                 : "Log-softmax",
-              by_cols ? "over cols" : "at real-world shapes", stage, v[0]);
+    if (!readme)
+        sb_printf(b, "\n### %s %s: %s/%s\n\n",
+                  op == OP_ROWSUM    ? "Row sums"
+                  : op == OP_SOFTMAX ? "Softmax"
+                                     : "Log-softmax",
+                  by_cols ? "over cols" : "at real-world shapes", stage, v[0]);
     tab_emit(&t, b);
 }
 
@@ -623,9 +693,7 @@ static void bench_sum_sweep(const res_set *s, const char *label, sbuf *b)
               "best in bold.\n\n",
               stage);
     mdtab t = {0};
-    tab_col(&t, "n", 1, 0);
-    tab_col(&t, "ceiling GB/s", 1, 0);
-    tab_col(&t, "CUB GB/s", 1, 0);
+    tab_cols(&t, "n|ceiling GB/s|CUB GB/s", 0, 99);
     for (size_t k = 0; k < nv; k++) tab_col(&t, v[k], 1, 0);
     size_t ns[128], nn = 0;
     for (size_t i = 0; i < sw->n; i++)
@@ -633,16 +701,18 @@ static void bench_sum_sweep(const res_set *s, const char *label, sbuf *b)
     for (size_t i = 0; i < nn; i++) {
         char n[32];
         res_pow2(ns[i], n, sizeof n);
-        const res_entry *c = at_cols(sw, "baseline", "cub_device_reduce", OP_SUM, DT_F32, ns[i]);
-        const res_entry *r = at_cols(sw, "baseline", "read_stream", OP_SUM, DT_F32, ns[i]);
+        const res_entry *c =
+            res_find(sw, NULL, "baseline", "cub_device_reduce", OP_SUM, DT_F32, RES_ANY, ns[i]);
+        const res_entry *r =
+            res_find(sw, NULL, "baseline", "read_stream", OP_SUM, DT_F32, RES_ANY, ns[i]);
         tab_row(&t, n, r ? gbps_of(r) : "-", c ? gbps_of(c) : "-", NULL);
         double best = -1;
         for (size_t k = 0; k < nv; k++) {
-            const res_entry *e = at_cols(sw, stage, v[k], OP_SUM, DT_F32, ns[i]);
+            const res_entry *e = res_find(sw, NULL, stage, v[k], OP_SUM, DT_F32, RES_ANY, ns[i]);
             if (res_has(e) && e->x_cub > best) best = e->x_cub;
         }
         for (size_t k = 0; k < nv; k++) {
-            const res_entry *e = at_cols(sw, stage, v[k], OP_SUM, DT_F32, ns[i]);
+            const res_entry *e = res_find(sw, NULL, stage, v[k], OP_SUM, DT_F32, RES_ANY, ns[i]);
             char x[48];
             if (!e) continue;
             snprintf(x, sizeof x, res_has(e) && e->x_cub == best ? "**%s**" : "%s",
@@ -674,30 +744,38 @@ void res_md_benchmarks(const res_set *s, const char *label, sbuf *b)
               "floor\": floor time over the kernel's time).\n");
     if (!s->f[F_SHAPES].present) missing(b, label, "shapes.csv");
     for (int op = OP_SOFTMAX; op <= OP_LOGSOFTMAX; op++)
-        bench_wide(&s->f[F_SHAPES], (op_kind)op, 0, b);
-    bench_wide(&s->f[F_SHAPES], OP_ROWSUM, 0, b);
+        bench_wide(&s->f[F_SHAPES], (op_kind)op, 0, NULL, b);
+    bench_wide(&s->f[F_SHAPES], OP_ROWSUM, 0, NULL, b);
     sb_add(b, "\n## Sweeps\n");
     bench_sum_sweep(s, label, b);
-    bench_wide(&s->f[F_ROWS], OP_ROWSUM, 1, b);
+    bench_wide(&s->f[F_ROWS], OP_ROWSUM, 1, NULL, b);
     for (int op = OP_SOFTMAX; op <= OP_LOGSOFTMAX; op++)
-        bench_wide(&s->f[F_SOFTMAX], (op_kind)op, 1, b);
+        bench_wide(&s->f[F_SOFTMAX], (op_kind)op, 1, NULL, b);
+    const char *ar = NULL; /* the all-reduce stage (08) */
+    for (size_t a = 0; a < s->n_ar && !ar; a++) ar = last_stage(&s->ar[a], OP_ALLREDUCE, DT_F32);
+    sb_add(b, "\n## All-reduce across GPUs\n\nEach GPU holds n floats; afterwards every GPU holds "
+              "their element-wise sum. busbw is the bytes each GPU's link must carry, 2(G-1)/G x "
+              "4n, over the time (nccl-tests' bus bandwidth); the ceiling is the peer copy of "
+              "the same run, and NCCL's `ncclAllReduce` is the library to beat.\n");
+    if (ar)
+        ar_tables(s, ar, label, 1, b);
+    else
+        sb_printf(b, "\nNo data: no `%sallreduce_<G>gpu.csv` yet.\n", label);
     if (!s->sanitize) return;
     sb_add(b, "\n## Sanitizers\n\n`make sanitize`: compute-sanitizer's four tools over every "
               "variant at awkward sizes; the last result of each tool and program.\n\n```\n");
-    /* sanitize.txt may have later runs of some programs appended: each "tool program:" line
-       in the place it first took, with its last result */
+    /* a later run of some programs may be appended: each "tool program:" line in the place it
+       first took, with its last result */
     const char *line[256];
     size_t len[256], nl = 0;
-    for (const char *p = s->sanitize; *p;) {
+    for (const char *p = s->sanitize; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) {
         size_t n = strcspn(p, "\n"), key = strcspn(p, ":"), k = 0;
-        for (; *p != '#' && n && key < n && k < nl; k++)
-            if (len[k] > key && strncmp(line[k], p, key + 1) == 0) break;
-        if (*p != '#' && n && key < n && nl < 256) {
-            line[k] = p;
-            len[k] = n;
-            nl += k == nl;
-        }
-        p += n + (p[n] == '\n');
+        if (*p == '#' || key >= n) continue;
+        while (k < nl && !(len[k] > key && strncmp(line[k], p, key + 1) == 0)) k++;
+        if (k == 256) continue;
+        line[k] = p;
+        len[k] = n;
+        nl += k == nl;
     }
     for (size_t k = 0; k < nl; k++) sb_printf(b, "%.*s\n", (int)len[k], line[k]);
     sb_add(b, "```\n");
@@ -739,4 +817,118 @@ char *res_replace_marker(const char *text, const char *name, const char *content
     sb_printf(&b, "%.*s" GENERATED_NOTE "\n\n%.*s\n\n%s", (int)(after_begin - text), text, (int)k,
               content, end_line);
     return b.s;
+}
+
+/* ---- make tables: the files rewritten, or a diff ----------------------------------------- */
+
+typedef struct {
+    const res_set *s;
+    const char *root, *label;
+    int write;
+    size_t changed, failed;
+} tables_run;
+
+/* Writes text to path through a temporary file and a rename. Returns 0, or -1 (errno). */
+static int write_text(const char *path, const char *text)
+{
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return -1;
+    size_t n = strlen(text);
+    int bad = fwrite(text, 1, n, f) != n;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes the new text of root/name (or says that it would change). */
+static void settle(tables_run *r, const char *name, const char *old, const char *new)
+{
+    char path[PATH_MAX];
+    if (strcmp(old, new) == 0) return;
+    r->changed++;
+    snprintf(path, sizeof path, "%s/%s", r->root, name);
+    if (!r->write || write_text(path, new) == 0) {
+        printf("%s %s\n", r->write ? "updated" : "would change:", name);
+        return;
+    }
+    fprintf(stderr, "results: cannot write %s: %s\n", path, strerror(errno));
+    r->failed++;
+}
+
+typedef int (*block_fn)(const res_set *, const char *stage, const char *label, sbuf *);
+
+static int ladder_block(const res_set *s, const char *stage, const char *label, sbuf *b)
+{
+    (void)stage;
+    return res_md_ladder(s, label, b);
+}
+
+/* Rebuilds blocks first .. first + count - 1 of root/name; a missing file or marker is one
+   note on stderr. */
+static void rebuild(tables_run *r, const char *name, const char *stage, int first, int count)
+{
+    static const char *const marker[3] = {"results", "evidence", "ladder"};
+    static const block_fn fn[3] = {res_md_stage_results, res_md_stage_evidence, ladder_block};
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", r->root, name);
+    char *old = res_read_all(path), *text = old ? strdup(old) : NULL;
+    if (!old) fprintf(stderr, "results: cannot read %s: %s; skipped\n", path, strerror(errno));
+    for (int k = first; text && k < first + count; k++) {
+        sbuf b = {0};
+        fn[k](r->s, stage, r->label, &b);
+        char *next = res_replace_marker(text, marker[k], b.s ? b.s : "");
+        sb_free(&b);
+        if (next) {
+            free(text);
+            text = next;
+        } else
+            fprintf(stderr,
+                    "results: %s: no '<!-- %s:begin -->' ... '<!-- %s:end -->' marker lines "
+                    "(each once, in that order); that block is skipped\n",
+                    name, marker[k], marker[k]);
+    }
+    if (text) settle(r, name, old, text);
+    free(text);
+    free(old);
+}
+
+int res_tables(const res_set *s, const char *root, const char *label, int write)
+{
+    tables_run r = {s, root, label, write, 0, 0};
+    char pattern[PATH_MAX];
+    glob_t g;
+    snprintf(pattern, sizeof pattern, "%s/[0-9][0-9]_*/README.md", root);
+    size_t skip = strlen(root) + 1;
+    if (glob(pattern, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            char stage[64];
+            snprintf(stage, sizeof stage, "%.*s", (int)strcspn(g.gl_pathv[i] + skip, "/"),
+                     g.gl_pathv[i] + skip);
+            rebuild(&r, g.gl_pathv[i] + skip, stage, 0, 2);
+        }
+        globfree(&g);
+    }
+    rebuild(&r, "README.md", NULL, 2, 1);
+    snprintf(pattern, sizeof pattern, "%s/BENCHMARKS.md", root);
+    char *old = res_read_all(pattern);
+    if (!old && errno != ENOENT) {
+        fprintf(stderr, "results: cannot read %s: %s\n", pattern, strerror(errno));
+        r.failed++;
+    } else {
+        sbuf b = {0};
+        res_md_benchmarks(s, label, &b);
+        settle(&r, "BENCHMARKS.md", old ? old : "", b.s);
+        sb_free(&b);
+    }
+    free(old);
+    if (r.changed == 0)
+        printf("results: the tables are up to date\n");
+    else if (!write)
+        printf("results: %zu file(s) would change; run with --write to write them\n", r.changed);
+    return r.failed ? 1 : 0;
 }

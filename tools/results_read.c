@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const res_file_names[F_COUNT] = {
+static const char *const res_file_names[F_COUNT] = {
     "run.csv", "sweep.csv", "rows.csv", "softmax.csv", "shapes.csv", "peer.csv",
 };
 
@@ -21,48 +22,42 @@ void *res_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
     if (!q) {
-        fprintf(stderr, "results: out of memory\n");
+        fprintf(stderr, "out of memory\n");
         exit(1);
     }
     return q;
 }
 
-static void sb_reserve(sbuf *b, size_t more)
+static void sb_vprintf(sbuf *b, const char *fmt, va_list ap)
 {
-    if (b->n + more + 1 <= b->cap) return;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + more + 1) cap *= 2;
-    b->s = res_xrealloc(b->s, cap);
-    b->cap = cap;
+    va_list aq;
+    va_copy(aq, ap);
+    int k = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (k < 0) return;
+    if (b->n + (size_t)k + 1 > b->cap) {
+        b->cap = b->cap ? b->cap : 256;
+        while (b->cap < b->n + (size_t)k + 1) b->cap *= 2;
+        b->s = res_xrealloc(b->s, b->cap);
+    }
+    vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
+    b->n += (size_t)k;
 }
 
 void sb_printf(sbuf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int k = vsnprintf(NULL, 0, fmt, ap);
+    sb_vprintf(b, fmt, ap);
     va_end(ap);
-    if (k < 0) return;
-    sb_reserve(b, (size_t)k);
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)k;
 }
 
-void sb_add(sbuf *b, const char *text)
-{
-    size_t k = strlen(text);
-    sb_reserve(b, k);
-    memcpy(b->s + b->n, text, k + 1);
-    b->n += k;
-}
+void sb_add(sbuf *b, const char *text) { sb_printf(b, "%s", text); }
 
 void sb_free(sbuf *b)
 {
     free(b->s);
-    b->s = NULL;
-    b->n = b->cap = 0;
+    *b = (sbuf){0};
 }
 
 int res_run(const char *fmt, ...)
@@ -70,16 +65,12 @@ int res_run(const char *fmt, ...)
     sbuf b = {0};
     va_list ap;
     va_start(ap, fmt);
-    int k = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    b.s = res_xrealloc(NULL, (size_t)k + 1);
-    va_start(ap, fmt);
-    vsnprintf(b.s, (size_t)k + 1, fmt, ap);
+    sb_vprintf(&b, fmt, ap);
     va_end(ap);
     fflush(stdout);
     int st = system(b.s);
-    if (st != 0) fprintf(stderr, "results: failed: %s\n", b.s);
-    free(b.s);
+    if (st != 0) fprintf(stderr, "failed: %s\n", b.s);
+    sb_free(&b);
     return st;
 }
 
@@ -94,13 +85,30 @@ char *res_temp_dir(char *buf, size_t len)
 
 void res_pow2(size_t n, char *buf, size_t len)
 {
-    if (n > 0 && (n & (n - 1)) == 0) {
-        int k = 0;
-        while (((size_t)1 << k) != n) k++;
+    int k = 0;
+    while (k < 63 && ((size_t)1 << k) < n) k++;
+    if (n > 0 && ((size_t)1 << k) == n)
         snprintf(buf, len, "2^%d", k);
-    } else {
+    else
         snprintf(buf, len, "%zu", n);
+}
+
+char *res_read_all(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    sbuf b = {0};
+    char chunk[8192];
+    size_t k;
+    sb_add(&b, "");
+    while ((k = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_printf(&b, "%.*s", (int)k, chunk);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        sb_free(&b);
+        errno = EIO;
     }
+    return b.s;
 }
 
 /* ---- numbers and lookups -------------------------------------------------- */
@@ -130,18 +138,8 @@ int res_has(const res_entry *e) { return e && e->n_ok > 0 && !isnan(e->gbps); }
 
 const char *res_torch_variant(op_kind op)
 {
-    switch (op) {
-    case OP_ROWSUM:
-        return "torch_sum";
-    case OP_SOFTMAX:
-        return "torch_softmax";
-    case OP_LOGSOFTMAX:
-        return "torch_log_softmax";
-    case OP_SUM:
-    case OP_ALLREDUCE:
-        break;
-    }
-    return NULL;
+    static const char *const name[] = {NULL, "torch_sum", "torch_softmax", "torch_log_softmax"};
+    return op <= OP_LOGSOFTMAX ? name[op] : NULL;
 }
 
 size_t res_largest_sum_n(const res_file *f)
@@ -159,9 +157,9 @@ const res_entry *res_find(const res_file *f, const char *gpu, const char *stage,
 {
     for (size_t i = 0; i < f->n; i++) {
         const res_entry *e = &f->e[i];
-        if (e->rows == rows && e->cols == cols && e->dt == dt && (op < 0 || (int)e->op == op) &&
-            strcmp(e->variant, variant) == 0 && strcmp(e->stage, stage) == 0 &&
-            (!gpu || strcmp(e->gpu, gpu) == 0))
+        if ((rows == RES_ANY || e->rows == rows) && e->cols == cols && e->dt == dt &&
+            (op < 0 || (int)e->op == op) && strcmp(e->variant, variant) == 0 &&
+            strcmp(e->stage, stage) == 0 && (!gpu || strcmp(e->gpu, gpu) == 0))
             return e;
     }
     return NULL;
@@ -176,59 +174,24 @@ enum { NV = 4 }; /* the values kept per ok row: median_us, gbps, pct_of_ceiling,
 static size_t split_commas(char *line, char **field, size_t max)
 {
     size_t n = 0;
-    for (char *p = line;;) {
+    for (char *p = line; n <= max;) {
         if (n < max) field[n] = p;
         n++;
         char *c = strchr(p, ',');
         if (!c) break;
         *c = '\0';
         p = c + 1;
-        if (n > max) break;
     }
     return n;
-}
-
-/* Why csv_parse_row refused a data line (n characters long), in a few words. */
-static void why_malformed(const char *line, size_t n, char *why, size_t len)
-{
-    static const char *const col[15] = {
-        "gpu",  "stage",        "variant",        "op",        "dtype",
-        "rows", "cols",         "bytes",          "median_us", "min_us",
-        "gbps", "ceiling_gbps", "pct_of_ceiling", "max_err",   "check"};
-    char buf[1100], *f[16], *end;
-    snprintf(buf, sizeof buf, "%s", line);
-    size_t nf = split_commas(buf, f, 15);
-    dtype dt;
-    snprintf(why, len, "not a row of the results schema");
-    if (n >= 1023)
-        snprintf(why, len, "line longer than 1022 characters");
-    else if (nf != 15)
-        snprintf(why, len, "%zu fields, the header has 15", nf);
-    else if (strcmp(f[3], "sum") && strcmp(f[3], "rowsum") && strcmp(f[3], "softmax") &&
-             strcmp(f[3], "logsoftmax"))
-        snprintf(why, len, "op '%s' is not sum, rowsum, softmax or logsoftmax", f[3]);
-    else if (parse_dtype(f[4], &dt))
-        snprintf(why, len, "dtype '%s' is not f32, f16 or bf16", f[4]);
-    else if (strcmp(f[14], "ok") && strcmp(f[14], "FAIL"))
-        snprintf(why, len, "check '%s' is not ok or FAIL", f[14]);
-    else
-        for (int i = 5; i < 14; i++)
-            if ((strtod(f[i], &end), end == f[i] || *end)) {
-                snprintf(why, len, "column %s is not a number: '%s'", col[i], f[i]);
-                return;
-            }
 }
 
 /* The value of a "# key: value" comment line into out (first one wins). */
 static void comment_value(const char *line, const char *key, char *out, size_t len)
 {
-    if (out[0]) return;
     const char *p = line + strspn(line, "# \t");
     size_t k = strlen(key);
-    if (strncmp(p, key, k) != 0 || p[k] != ':') return;
-    p += k + 1;
-    p += strspn(p, " \t");
-    snprintf(out, len, "%s", p);
+    if (out[0] || strncmp(p, key, k) != 0 || p[k] != ':') return;
+    snprintf(out, len, "%s", p + k + 1 + strspn(p + k + 1, " \t"));
 }
 
 static void add_row(res_file *f, const char *gpu, const result_row *r)
@@ -242,10 +205,7 @@ static void add_row(res_file *f, const char *gpu, const result_row *r)
             e = c;
     }
     if (!e) {
-        if (f->n == f->cap) {
-            f->cap = f->cap ? 2 * f->cap : 64;
-            f->e = res_xrealloc(f->e, f->cap * sizeof *f->e);
-        }
+        if (f->n == f->cap) f->e = res_xrealloc(f->e, (f->cap = 2 * f->cap + 64) * sizeof *f->e);
         e = &f->e[f->n++];
         memset(e, 0, sizeof *e);
         snprintf(e->gpu, sizeof e->gpu, "%s", gpu);
@@ -261,10 +221,8 @@ static void add_row(res_file *f, const char *gpu, const result_row *r)
         f->n_fail_rows++;
         return;
     }
-    if (e->nv + NV > e->capv) {
-        e->capv = e->capv ? 2 * e->capv : 2 * NV;
-        e->v = res_xrealloc(e->v, e->capv * sizeof *e->v);
-    }
+    if (e->nv + NV > e->capv)
+        e->v = res_xrealloc(e->v, (e->capv = 2 * e->capv + NV) * sizeof *e->v);
     double row_v[NV] = {r->median_us, r->gbps, r->pct_of_ceiling, r->ceiling_gbps};
     memcpy(e->v + e->nv, row_v, sizeof row_v);
     e->nv += NV;
@@ -276,7 +234,7 @@ static void finish_file(res_file *f)
 {
     for (size_t i = 0; i < f->n; i++) {
         res_entry *e = &f->e[i];
-        double *col = res_xrealloc(NULL, (e->n_ok ? e->n_ok : 1) * sizeof *col);
+        double *col = res_xrealloc(NULL, (e->n_ok + 1) * sizeof *col);
         double *out[NV] = {&e->median_us, &e->gbps, &e->pct, &e->ceiling};
         for (size_t c = 0; c < NV; c++) {
             for (size_t k = 0; k < e->n_ok; k++) col[k] = e->v[NV * k + c];
@@ -315,17 +273,22 @@ int res_read_text(const char *text, const char *name, res_file *f, char *err, si
             continue;
         }
         result_row r;
-        char gpu[64], why[160];
-        if (!header) {
+        char gpu[64];
+        rc = -1;
+        if (!header)
             snprintf(err, err_len, "%s:%zu: expected the header '%s'", name, lineno, CSV_HEADER);
-            rc = -1;
-        } else if (n >= sizeof line - 1 || csv_parse_row(q, &r, gpu, sizeof gpu) != 0) {
-            why_malformed(q, n, why, sizeof why);
-            snprintf(err, err_len, "%s:%zu: %s", name, lineno, why);
-            rc = -1;
-        } else {
+        else if (n >= 1024) /* csv_parse_row's limit */
+            snprintf(err, err_len, "%s:%zu: line longer than 1023 characters", name, lineno);
+        else if (csv_parse_row(q, &r, gpu, sizeof gpu) != 0)
+            snprintf(err, err_len,
+                     "%s:%zu: not a row of the results schema (15 fields; op sum, rowsum, softmax, "
+                     "logsoftmax or allreduce; dtype f32, f16 or bf16; numbers where numbers go; "
+                     "check ok or FAIL)",
+                     name, lineno);
+        else {
             if (!first_gpu[0]) snprintf(first_gpu, sizeof first_gpu, "%s", gpu);
             add_row(f, gpu, &r);
+            rc = 0;
         }
     }
     if (rc == 0 && lineno == 0) return 1; /* empty (a run that wrote nothing): as if missing */
@@ -344,35 +307,10 @@ int res_read_text(const char *text, const char *name, res_file *f, char *err, si
     return 0;
 }
 
-char *res_read_all(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    sbuf b = {0};
-    char chunk[8192];
-    size_t k;
-    sb_add(&b, "");
-    while ((k = fread(chunk, 1, sizeof chunk, fp)) > 0) sb_printf(&b, "%.*s", (int)k, chunk);
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) {
-        sb_free(&b);
-        errno = EIO;
-    }
-    return b.s;
-}
-
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
 /* The text of path in *text; 0, 1 when it does not exist, -1 (err) when it cannot be read. */
 static int open_text(const char *path, char **text, char *err, size_t err_len)
 {
-    *text = res_read_all(path);
-    if (*text) return 0;
+    if ((*text = res_read_all(path))) return 0;
     if (errno == ENOENT) return 1;
     snprintf(err, err_len, "%s:0: cannot read: %s", path, strerror(errno));
     return -1;
@@ -380,14 +318,13 @@ static int open_text(const char *path, char **text, char *err, size_t err_len)
 
 int res_load_file(const char *path, res_file *f, char *err, size_t err_len)
 {
-    char *text;
+    char *text = NULL;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     memset(f, 0, sizeof *f);
-    snprintf(f->name, sizeof f->name, "%s", base_name(path));
     int rc = open_text(path, &text, err, err_len);
-    if (rc) return rc;
-    rc = res_read_text(text, path, f, err, err_len);
-    snprintf(f->name, sizeof f->name, "%s", base_name(path));
+    if (rc == 0) rc = res_read_text(text, path, f, err, err_len);
     free(text);
+    snprintf(f->name, sizeof f->name, "%s", base);
     return rc;
 }
 
@@ -398,7 +335,8 @@ int res_load_file(const char *path, res_file *f, char *err, size_t err_len)
     "achieved_occupancy_pct,registers_per_thread,thread_inst_per_inst,"  \
     "shared_bank_conflicts_per_request,global_ld_sectors_per_request,bytes_in_flight_per_sm"
 
-int prof_load_file(const char *path, prof_file *p, char *err, size_t err_len)
+/* Reads profile.csv (DESIGN.md's header, in that order). Same returns as res_load_file. */
+static int prof_load_file(const char *path, prof_file *p, char *err, size_t err_len)
 {
     memset(p, 0, sizeof *p);
     char *text, *next, *f[16];
@@ -445,8 +383,7 @@ int prof_load_file(const char *path, prof_file *p, char *err, size_t err_len)
         snprintf(e.variant, sizeof e.variant, "%s", f[2]);
         snprintf(e.op, sizeof e.op, "%s", f[3]);
         snprintf(e.dt, sizeof e.dt, "%s", f[4]);
-        if (p->n == p->cap)
-            p->e = res_xrealloc(p->e, (p->cap = p->cap ? 2 * p->cap : 32) * sizeof *p->e);
+        if (p->n == p->cap) p->e = res_xrealloc(p->e, (p->cap = 2 * p->cap + 32) * sizeof *p->e);
         p->e[p->n++] = e;
     }
     free(text);
@@ -506,21 +443,50 @@ static void link_set(res_set *s)
     }
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Stage 08's files of dir, allreduce*.csv, sorted by name; returns how many (at most max). */
+static size_t ar_names(const char *dir, char **out, size_t max)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0, k;
+    while (d && (e = readdir(d)) && n < max)
+        if (!strncmp(e->d_name, "allreduce", 9) && (k = strlen(e->d_name)) >= 13 &&
+            !strcmp(e->d_name + k - 4, ".csv"))
+            out[n++] = strdup(e->d_name);
+    if (d) closedir(d);
+    qsort(out, n, sizeof *out, cmp_str);
+    return n;
+}
+
 int res_load_set(const char *dir, res_set *s, char *err, size_t err_len)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->dir, sizeof s->dir, "%s", dir);
-    char path[1024];
-    for (int k = 0; k < F_COUNT; k++) {
+    char path[1024], *ar[RES_MAX_AR];
+    size_t n_ar = ar_names(dir, ar, RES_MAX_AR);
+    int rc = 0;
+    for (int k = 0; k < F_COUNT && rc >= 0; k++) {
         snprintf(path, sizeof path, "%s/%s", dir, res_file_names[k]);
-        if (res_load_file(path, &s->f[k], err, err_len) < 0) {
-            res_free(s);
-            return -1;
-        }
-        snprintf(s->f[k].name, sizeof s->f[k].name, "%s", res_file_names[k]);
+        rc = res_load_file(path, &s->f[k], err, err_len);
+        res_file *f = &s->f[k];
+        size_t m = 0; /* 08's rows belong to its own files */
+        for (size_t i = 0; i < f->n; i++)
+            if (f->e[i].op != OP_ALLREDUCE && (f->e[i].op != OP_SUM || f->e[i].rows == 1))
+                f->e[m++] = f->e[i];
+        f->n = m;
+    }
+    for (size_t k = 0; k < n_ar; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, ar[k]);
+        if (rc >= 0 && (rc = res_load_file(path, &s->ar[s->n_ar], err, err_len)) == 0) s->n_ar++;
+        free(ar[k]);
     }
     snprintf(path, sizeof path, "%s/profile.csv", dir);
-    if (prof_load_file(path, &s->prof, err, err_len) < 0) {
+    if (rc < 0 || prof_load_file(path, &s->prof, err, err_len) < 0) {
         res_free(s);
         return -1;
     }
@@ -533,9 +499,8 @@ int res_load_set(const char *dir, res_set *s, char *err, size_t err_len)
 void res_free(res_set *s)
 {
     for (int k = 0; k < F_COUNT; k++) free(s->f[k].e);
+    for (size_t k = 0; k < s->n_ar; k++) free(s->ar[k].e);
     free(s->prof.e);
     free(s->sanitize);
-    s->sanitize = NULL;
-    memset(s->f, 0, sizeof s->f);
-    memset(&s->prof, 0, sizeof s->prof);
+    memset(s, 0, sizeof *s);
 }

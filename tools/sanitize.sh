@@ -2,28 +2,15 @@
 # SPDX-License-Identifier: MIT
 # sanitize.sh: compute-sanitizer over every variant of the stages, every dtype, awkward sizes.
 #
-#   tools/sanitize.sh [--baselines] [STAGE...]   (default: every NN_* folder)
-#                                   -> results/sanitize.txt
+#   tools/sanitize.sh [--baselines] [STAGE...]   (default: every NN_* folder; --baselines adds
+#                                   the baselines program) -> results/sanitize.txt
 #   tools/sanitize.sh --need        exit 3 with one line when no GPU or no compute-sanitizer
 #
-# Tools (SANITIZERS, default all four): memcheck --leak-check full, racecheck (shared-memory
-# hazards), synccheck (barrier and __syncwarp misuse), initcheck (reads of uninitialised global
-# memory); each with --error-exitcode 1, so a warning fails too. Each runs the stage programs
-# with --check-only (every variant and dtype, an exact pattern and random data) at sizes
-# chosen per op: sums -n 1,33,1025,65537,1000003; row sums --rows 7 --cols 1,33,260,1025,5000 and
-# --rows 3 --cols 200003 (few long rows); softmax --rows 37 --cols 1,33,1025,5000,40000, then the
-# few long rows of the split paths (--rows 1 --cols 262147, --rows 8 --cols 131075, --rows 32
-# --cols 128257) and the many long rows of the stream paths (--rows 300 --cols
-# 16389,50257,60001). A tuned path is a named variant, so each runs wherever its supports() takes
-# the shape. racecheck costs about 11x a plain run: it drops the largest sum and checks the first
-# softmax set at 5 rows. memcheck also runs the gpu suite (build/test_gpu, GPU_TEST_QUICK=1,
-# GPU_TEST_STAGES when narrowed); --baselines adds the baselines program.
-# One line per tool and program ("memcheck 05_packed: 0 errors (34 variant checks in 3 runs,
-# 9 s)", or FAILED with the first lines of the report) on stdout and in results/sanitize.txt;
-# full logs in results/sanitize/. compute-sanitizer is looked for on PATH, in $CUDA_HOME/bin,
-# /usr/local/cuda/bin and $CUDA_HOME/compute-sanitizer.
-# Exit: 0 all clean; 1 a tool found something or a program failed; 2 usage; 3 no GPU or no
-# compute-sanitizer.
+# The tools of SANITIZERS (default all four), each with --error-exitcode 1, over the programs
+# with --check-only at the sizes of runs_for (maint/EVIDENCE_NOTES.md); an all-reduce's variants
+# but nccl (its kernels wait for the other GPUs); memcheck also over the gpu suite's quick mode.
+# One line per tool and program on stdout and in results/sanitize.txt, logs in
+# results/sanitize/. Exit: 0 clean; 1 a finding or a failed program; 2 usage; 3 no GPU or tool.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/evidence_lib.sh
@@ -35,7 +22,8 @@ LDIR=$RESULTS/sanitize
 
 # the runs of one tool over one program: one line each, the arguments after --check-only
 runs_for() { # TOOL PROGRAM
-    ops=$("$BUILD/$2" --list 2>/dev/null | awk 'NR > 1 {print $2}' | sort -u)
+    list=$("$BUILD/$2" --list 2>/dev/null)
+    ops=$(echo "$list" | awk 'NR > 1 {print $2}' | sort -u)
     has() { echo "$ops" | grep -qx "$1"; }
     rows_too=0
     has rowsum && rows_too=1
@@ -43,6 +31,11 @@ runs_for() { # TOOL PROGRAM
         if [ "$1" = racecheck ]; then echo "--op sum -n 1,33,1025,65537"
         else echo "--op sum -n 1,33,1025,65537,1000003"; fi
     fi
+    # an all-reduce: each variant but nccl, at sizes that are no multiple of the GPUs or chunks
+    for v in $(echo "$list" | awk '$2 == "allreduce" && $1 != "nccl" {print $1}'); do
+        if [ "$1" = racecheck ]; then echo "--op allreduce --variant $v -n 1,33,1025"
+        else echo "--op allreduce --variant $v -n 1,33,1025,65537"; fi
+    done
     if has rowsum; then
         echo "--op rowsum --rows 7 --cols 1,33,260,1025,5000"
         echo "--op rowsum --rows 3 --cols 200003"
@@ -66,16 +59,6 @@ runs_for() { # TOOL PROGRAM
     done
 }
 
-# summarize TOOL PROGRAM SECONDS LOG RC [LOG RC ...]: sanitize_summary.awk over one tool's runs
-summarize() {
-    tool=$1 prog=$2 secs=$3
-    shift 3
-    args=""
-    while [ $# -ge 2 ]; do args="$args $1:$2"; shift 2; done
-    awk -v tool="$tool" -v prog="$prog" -v secs="$secs" -v pairs="$args" \
-        -f "$here/sanitize_summary.awk"
-}
-
 # sanitize_one TOOL PROGRAM: every run of the tool over the program, then its summary line
 sanitize_one() {
     tool=$1 prog=$2
@@ -84,40 +67,29 @@ sanitize_one() {
     start=$(date +%s)
     k=0
     pairs=""
-    if [ "$prog" = test_gpu ]; then
-        log=$LDIR/${tool}_test_gpu.log
-        echo "\$ GPU_TEST_QUICK=1 GPU_TEST_STAGES='$gpu_stages' compute-sanitizer --tool $tool" \
-             "$extra --error-exitcode 1 $BUILD/test_gpu" > "$log"
-        # the baselines are tested only when every stage is: GPU_TEST_STAGES stays unset then
-        if [ -n "$gpu_stages" ]; then export GPU_TEST_STAGES="$gpu_stages"; fi
+    # the gpu suite: quick mode, on the chosen stages (all of them and the baselines: unset)
+    if [ "$prog" = test_gpu ]; then echo; else runs_for "$tool" "$prog"; fi > "$LDIR/runs.tmp"
+    while read -r run_args; do
+        k=$((k + 1))
+        log=$LDIR/${tool}_${prog}_$k.log
+        set -- "$cs"
+        [ "$prog" = test_gpu ] && set -- env GPU_TEST_QUICK=1 \
+            ${gpu_stages:+"GPU_TEST_STAGES=$gpu_stages"} "$cs"
+        what="$BUILD/$prog --check-only $run_args"
+        [ "$prog" = test_gpu ] && what=$BUILD/test_gpu
+        echo "\$ $* --tool $tool $extra --error-exitcode 1 $what" > "$log"
         # shellcheck disable=SC2086
-        GPU_TEST_QUICK=1 "$cs" --tool "$tool" $extra --error-exitcode 1 "$BUILD/test_gpu" \
-            >> "$log" 2>&1 < /dev/null
-        pairs="$log $?"
-    else
-        runs_for "$tool" "$prog" > "$LDIR/runs.tmp"
-        while read -r run_args; do
-            k=$((k + 1))
-            log=$LDIR/${tool}_${prog}_$k.log
-            echo "\$ compute-sanitizer --tool $tool $extra --error-exitcode 1" \
-                 "$BUILD/$prog --check-only $run_args" > "$log"
-            # shellcheck disable=SC2086
-            "$cs" --tool "$tool" $extra --error-exitcode 1 "$BUILD/$prog" --check-only $run_args \
-                >> "$log" 2>&1 < /dev/null
-            pairs="$pairs $log $?"
-        done < "$LDIR/runs.tmp"
-        rm -f "$LDIR/runs.tmp"
-        [ -n "$pairs" ] || { echo "$tool $prog: nothing to run (no variants listed)"; return 0; }
-    fi
-    # shellcheck disable=SC2086
-    summarize "$tool" "$prog" $(( $(date +%s) - start )) $pairs
+        "$@" --tool "$tool" $extra --error-exitcode 1 $what >> "$log" 2>&1 < /dev/null
+        pairs="$pairs $log:$?"
+    done < "$LDIR/runs.tmp"
+    rm -f "$LDIR/runs.tmp"
+    [ -n "$pairs" ] || { echo "$tool $prog: nothing to run (no variants listed)"; return 0; }
+    awk -v tool="$tool" -v prog="$prog" -v secs=$(($(date +%s) - start)) -v pairs="$pairs" \
+        -f "$here/sanitize_summary.awk"
 }
 
 need() {
-    have_gpu || {
-        echo "sanitize: no GPU on this machine (nvidia-smi finds none): make sanitize needs one"
-        exit 3
-    }
+    have_gpu || { echo "sanitize: no GPU on this machine (nvidia-smi finds none)"; exit 3; }
     cs=$(find_tool compute-sanitizer) ||
         { echo "sanitize: compute-sanitizer is not on PATH or in \$CUDA_HOME/bin"; exit 3; }
 }

@@ -1,12 +1,8 @@
 # SPDX-License-Identifier: MIT
-# sanitize_summary.awk: the one line (and, on failure, the first lines of the report, indented)
-# that tools/sanitize.sh prints for one sanitizer tool over one program's runs.
-#
-#   awk -v tool=memcheck -v prog=05_packed -v secs=9 -v pairs=" LOG:RC LOG:RC ..." \
-#       -f tools/sanitize_summary.awk
-#
-# pairs: each run's log and exit status. Reads the logs only (no other input). Exit 0 clean,
-# 1 a finding, a failed run or a log without a sanitizer summary.
+# sanitize_summary.awk: the line sanitize.sh prints for one tool over one program's runs (and,
+# on a failure, the first lines of the report):
+#   awk -v tool=T -v prog=P -v secs=S -v pairs=" LOG:RC ..." -f tools/sanitize_summary.awk
+# Exit 0 clean, 1 a finding, a failed run or a log without a sanitizer summary.
 BEGIN {
     n = split(pairs, pr, " ")
     for (i = 1; i <= n; i++) {
@@ -41,7 +37,7 @@ BEGIN {
     found = errors + hazards
     what = found (hazards ? " hazard" : " error") (found == 1 ? "" : "s")
     ok = !bad_rc && found == 0 && no_summary == ""
-    detail = checks " variant check" (checks == 1 ? "" : "s") " in " runs " run" \
+    detail = checks + 0 " variant check" (checks == 1 ? "" : "s") " in " runs " run" \
              (runs == 1 ? "" : "s") ", " secs " s"
     if (prog == "test_gpu") detail = cunit runs " run, " secs " s"
     if (ok) { printf "%s %s: 0 errors (%s)\n", tool, prog, detail; exit 0 }

@@ -5,15 +5,10 @@
 #   tools/sass.sh [-v] STAGE...     e.g. tools/sass.sh 05_packed   (make sass STAGE=05_packed)
 #   tools/sass.sh --need            exit 3 with one line when cuobjdump is missing
 #
-# For each kernel compiled from the stage's folder (cuobjdump -sass of build/STAGE, the
-# section of $ARCH, else of the installed GPU, else sm_90, else the newest): static counts of
-# SHFL; LDG by width (LDG.E 4 bytes, .64, .128, narrower); LDGSTS; LDS and STS; BAR;
-# ATOM/RED; predicated FADD/FMNMX (a tree whose idle lanes are switched off, not branched
-# around); BRA; and "B in flight": the bytes of global loads one thread issues before it
-# must wait for the first of them (tools/sass_inflight.awk says how it is counted).
-# -v also prints the counted instructions themselves under each kernel.
-# cuobjdump is looked for on PATH, then in $CUDA_HOME/bin and /usr/local/cuda/bin.
-# Exit: 0 done, 2 usage, 3 cuobjdump missing or a stage not built.
+# For each kernel compiled from the stage's folder (the SASS of $ARCH, else of the installed
+# GPU, else sm_90, else the newest in build/STAGE): static counts of the instructions the
+# lessons are about (the legend below) and B_infl (tools/sass_inflight.awk); -v also prints the
+# counted instructions. Exit: 0 done, 2 usage, 3 cuobjdump missing or a stage not built.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/evidence_lib.sh
@@ -33,17 +28,16 @@ show_stage() {
         rm -rf "$tmp"
         return 3
     fi
-    awk -f "$here/sass_inflight.awk" "$tmp/sass" > "$tmp/inflight"
-    awk -v stage="$s" -v lines="$verbose" -f "$here/sass_filter.awk" "$tmp/sass" > "$tmp/filtered"
+    awk -v counts=1 -v stage="$s" -v lines="$verbose" -f "$here/sass_inflight.awk" "$tmp/sass" \
+        > "$tmp/filtered"
     awk -F'\t' '$1 == "K" {print $2}' "$tmp/filtered" > "$tmp/names"
     demangle < "$tmp/names" > "$tmp/demangled"
     paste "$tmp/names" "$tmp/demangled" > "$tmp/namemap"
     echo "$s: SASS for $arch ($bin), static instruction counts per kernel"
     awk -F'\t' -v verbose="$verbose" '
-        FILENAME == ARGV[1] { split($0, p, " "); inflight[p[1]] = p[2]; next }
-        FILENAME == ARGV[2] { pretty[$1] = $2; next }
+        FILENAME == ARGV[1] { pretty[$1] = $2; next }
         $1 == "L" { nl[$2]++; ltext[$2, nl[$2]] = sprintf("    %s  %s", $3, $4); next }
-        $1 == "K" { order[++n] = $2; for (k = 3; k <= NF; k++) cnt[$2, k - 2] = $k }
+        $1 == "K" { order[++n] = $2; bytes[$2] = $3; for (k = 4; k <= NF; k++) cnt[$2, k - 3] = $k }
         END {
             printf "%5s %6s %6s %7s %5s %6s %4s %4s %4s %5s %6s %4s %6s  %s\n", "SHFL", "LDG.E",
                    "LDG.64", "LDG.128", "LDG<4", "LDGSTS", "LDS", "STS", "BAR", "ATOM", "@PFADD",
@@ -53,7 +47,7 @@ show_stage() {
                 printf "%5d %6d %6d %7d %5d %6d %4d %4d %4d %5d %6d %4d %6s  %s\n", cnt[k, 1],
                        cnt[k, 2], cnt[k, 3], cnt[k, 4], cnt[k, 5], cnt[k, 6], cnt[k, 7],
                        cnt[k, 8], cnt[k, 9], cnt[k, 10], cnt[k, 11], cnt[k, 12],
-                       (k in inflight) ? inflight[k] : "-", (k in pretty) ? pretty[k] : k
+                       bytes[k], (k in pretty) ? pretty[k] : k
             }
             if (n == 0) print "(no kernels compiled from this folder)"
             for (i = 1; verbose && i <= n; i++) {
@@ -61,7 +55,7 @@ show_stage() {
                 printf "\n%s\n", (k in pretty) ? pretty[k] : k
                 for (j = 1; j <= nl[k]; j++) print ltext[k, j]
             }
-        }' "$tmp/inflight" "$tmp/namemap" "$tmp/filtered"
+        }' "$tmp/namemap" "$tmp/filtered"
     st=$?
     rm -rf "$tmp"
     return $st
@@ -97,10 +91,8 @@ if [ $# -eq 0 ]; then
 fi
 need
 rc=0
-first=1
 for s in "$@"; do
-    [ $first -eq 1 ] || echo
-    first=0
+    [ "$s" = "$1" ] || echo
     show_stage "$s" || rc=$?
 done
 echo

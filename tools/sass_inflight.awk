@@ -1,29 +1,38 @@
 # SPDX-License-Identifier: MIT
 # sass_inflight.awk: the bytes of global loads one thread issues before it must wait, per
-# kernel, read from `cuobjdump -sass` text (one architecture: cuobjdump -sass -arch sm_90 ...).
-#
+# kernel, from `cuobjdump -sass -arch sm_XY` text (maint/EVIDENCE_NOTES.md, Little's law):
 #   cuobjdump -sass -arch sm_90 build/04_block_reduce | awk -f tools/sass_inflight.awk
-#   prints one line per kernel:   mangled_name bytes_per_thread
-#   -v verbose=1 also prints each kernel's largest group as "# name: N loads, B bytes at 0xADDR"
-#
-# The rule, within one basic block: the LDG instructions issued one after another form a
-# group until an instruction reads one of their destination registers (the thread must then
-# wait for that load); a BRA, BAR, EXIT, RET or CALL, or a branch target, also ends it. A group's
-# bytes are the sum of its loads' widths from the opcode (LDG.E 4, .64 8, .128 16, .U16/.S16 2,
-# .U8/.S8 1); a predicated LDG counts. The kernel's figure is its largest group: what one
-# thread keeps in flight in its busiest stretch (usually the loop body). LDGSTS (cp.async,
-# global to shared) counts as a load too; the thread waits for it at DEPBAR, which ends the
-# group. Generic LD (ld through a generic pointer) is not counted. Reads are found from the
-# operands: every register after the destination, and every register inside [...]; R8.64
-# reads R8 and R9, as do IMAD.WIDE's third source and the data of a .64 store; .128 stores
-# read four. Where the compiler pipelines loads (issues new ones while consuming older
-# ones), a group restarts at the first consumer: the figure is then a lower bound.
+# prints "mangled_name bytes_per_thread" a kernel. With -v counts=1 [-v stage=DIR] (sass.sh):
+# for each kernel compiled from DIR (every kernel where the listing names no files), tab-
+# separated "K name bytes" and the static counts of the categories of `cats`, and with
+# -v lines=1 each counted instruction as "L name address instruction".
+# Within a basic block, the loads (LDG, LDGSTS) issued one after another form a group until an
+# instruction reads one of their registers, or a branch, barrier, EXIT, RET, CALL, DEPBAR or
+# branch target; a group's bytes are its loads' widths summed, and the kernel's figure its
+# largest group (a lower bound where the compiler pipelines loads).
 
 BEGIN {
+    ncat = split("shfl ldg_4 ldg_8 ldg_16 ldg_narrow ldgsts lds sts bar atom_red pred_fadd bra",
+                 cats, " ")
     # opcodes whose register operands are all sources: stores, reductions, control flow,
     # barriers (comparisons, *SETP, write only predicates and are matched apart)
     NO_DEST = "^(ST|RED|BAR|BRA|BRX|JMP|JMX|CALL|RET|EXIT|WARPSYNC|BSSY|BSYNC|YIELD|MEMBAR|" \
               "FENCE|ERRBAR|CGAERRBAR|CCTL|NOP|DEPBAR|PLOP3|R2P|FCHK|BPT|SYNCS|LDGSTS|ARRIVES)"
+}
+
+# the lesson's category of an instruction ("" for none); guarded: it has a predicate
+function category(op, guarded) {
+    if (op ~ /^SHFL/) return "shfl"
+    if (op ~ /^LDGSTS/) return "ldgsts"
+    if (op ~ /^LDG(\.|$)/)
+        return op ~ /\.128(\.|$)/ ? "ldg_16" : op ~ /\.64(\.|$)/ ? "ldg_8" : \
+               op ~ /\.(U16|S16|U8|S8)(\.|$)/ ? "ldg_narrow" : "ldg_4"
+    if (op ~ /^LDS(\.|$)/) return "lds"
+    if (op ~ /^STS(\.|$)/) return "sts"
+    if (op ~ /^BAR(\.|$)/) return "bar"
+    if (op ~ /^(ATOMG?|ATOMS|REDG?|REDAS)(\.|$)/) return "atom_red"
+    if (guarded && op ~ /^(FADD|FMNMX)(\.|$)/) return "pred_fadd"
+    return op ~ /^BRA(\.|$)/ ? "bra" : ""
 }
 
 function norm_addr(a) {
@@ -72,14 +81,8 @@ function add_reads(s, wide, rd,    rest, pre, tok, num, w, k) {
 
 # Ends the current group of loads: keeps it if it is the largest of the kernel.
 function close_group() {
-    if (g_bytes > best_bytes) {
-        best_bytes = g_bytes
-        best_count = g_count
-        best_at = g_at
-    }
+    if (g_bytes > best_bytes) best_bytes = g_bytes
     g_bytes = 0
-    g_count = 0
-    g_at = ""
     split("", pending)
 }
 
@@ -96,12 +99,7 @@ function analyse(    i, k, nops, ops, op, allsrc, dest_k, rd, wide, r, hit, w, n
         }
     }
     best_bytes = 0
-    best_count = 0
-    best_at = ""
-    g_bytes = 0
-    g_count = 0
-    g_at = ""
-    split("", pending)
+    close_group()
     for (i = 1; i <= n; i++) {
         op = opc[i]
         if (norm_addr(addr[i]) in target) close_group()
@@ -127,9 +125,7 @@ function analyse(    i, k, nops, ops, op, allsrc, dest_k, rd, wide, r, hit, w, n
         if (hit) close_group()
         if (op ~ /^LDG(\.|$)/ || op ~ /^LDGSTS/) {
             w = ldg_bytes(op)
-            if (g_count == 0) g_at = addr[i]
             g_bytes += w
-            g_count++
             if (dest_k && ops[dest_k] ~ /R[0-9]+/) {
                 num = ops[dest_k]
                 sub(/^[^R]*R/, "", num)
@@ -140,17 +136,27 @@ function analyse(    i, k, nops, ops, op, allsrc, dest_k, rd, wide, r, hit, w, n
         if (op ~ /^(BRA|BRX|JMP|JMX|EXIT|RET|BAR|CALL|BPT|KILL|DEPBAR)/) close_group()
     }
     close_group()
-    if (!(fname in result)) order[++nfn] = fname
-    if (!(fname in result) || best_bytes > result[fname]) {
-        result[fname] = best_bytes
-        detail[fname] = best_count " loads, " best_bytes " bytes at 0x" best_at
+    if (counts && keep) {
+        printf "K\t%s\t%d", fname, best_bytes
+        for (k = 1; k <= ncat; k++) printf "\t%d", count[cats[k]] + 0
+        printf "\n"
     }
+    if (!(fname in result)) order[++nfn] = fname
+    if (!(fname in result) || best_bytes > result[fname]) result[fname] = best_bytes
     fname = ""
     n = 0
 }
 
-/^[ \t]*Function : / { analyse(); fname = $3; n = 0; next }
-/^[ \t]*(Fatbin|arch = |code for )/ { analyse(); next }
+/^[ \t]*Function : / {
+    analyse()
+    fname = $3
+    n = 0
+    keep = stage == "" || ident == "" || index("/" ident, "/" stage "/") > 0
+    split("", count)
+    next
+}
+/^[ \t]*(Fatbin|arch = |code for )/ { analyse(); if ($1 == "Fatbin") ident = ""; next }
+/^[ \t]*identifier = / { ident = $3; next }
 fname != "" && /^[ \t]*\/\*[0-9a-fA-F]+\*\// {
     line = $0
     sub(/^[ \t]*\/\*/, "", line)
@@ -159,9 +165,15 @@ fname != "" && /^[ \t]*\/\*[0-9a-fA-F]+\*\// {
     sub(/^[0-9a-fA-F]+\*\/[ \t]*/, "", line)
     semi = index(line, ";")
     if (semi) line = substr(line, 1, semi - 1)
-    sub(/^@!?U?P([0-6]|T)[ \t]+/, "", line)     # the guard predicate
     gsub(/^[ \t]+|[ \t]+$/, "", line)
+    text = line
+    guarded = sub(/^@!?U?P([0-6]|T)[ \t]+/, "", line)     # the guard predicate
     if (line == "") next
+    c = category(substr(line, 1, index(line " ", " ") - 1), guarded)
+    if (counts && c != "" && text !~ /^@!PT[ \t]/) { # @!PT never runs: padding, not a lesson
+        count[c]++
+        if (lines && keep) printf "L\t%s\t%s\t%s\n", fname, a, text
+    }
     sp = index(line, " ")
     n++
     addr[n] = a
@@ -172,8 +184,7 @@ fname != "" && /^[ \t]*\/\*[0-9a-fA-F]+\*\// {
 
 END {
     analyse()
-    for (i = 1; i <= nfn; i++) {
+    for (i = 1; !counts && i <= nfn; i++) {
         print order[i], result[order[i]]
-        if (verbose) print "# " order[i] ": " detail[order[i]]
     }
 }

@@ -474,13 +474,12 @@ static void test_the_grader_reads_its_csv_with_the_results_reader(void)
     CU_ASSERT(!h.check_ok);
     CU_ASSERT_EQUAL(csv_find(csv, "03_shuffle", "shuffle_down_tree", "sum", "f16", &h), 0);
     CU_ASSERT_EQUAL(csv_find("just text\n", "03_shuffle", "x", "sum", "f32", &h), -1);
-    size_t rows = 0, failed = 0;
-    CU_ASSERT_EQUAL(csv_count(csv, "03_shuffle", &rows, &failed), 0);
-    CU_ASSERT_EQUAL(rows, 2);
-    CU_ASSERT_EQUAL(failed, 1);
+    CU_ASSERT_EQUAL(csv_find(csv, "03_shuffle", NULL, NULL, NULL, &h), 0);
+    CU_ASSERT_EQUAL(h.rows, 2);
+    CU_ASSERT_EQUAL(h.failed, 1);
     char bad[1024];
     snprintf(bad, sizeof bad, "%sH200,03_shuffle,x,sum,f64,1,1,1,1,1,1,1,1,0,ok\n", csv);
-    CU_ASSERT_EQUAL(csv_count(bad, "03_shuffle", &rows, &failed), -1); /* the schema's reader */
+    CU_ASSERT_EQUAL(csv_find(bad, "03_shuffle", NULL, NULL, NULL, &h), -1); /* the reader's */
 }
 
 static void test_an_output_excerpt_keeps_the_failures_and_the_tail(void)
@@ -964,6 +963,58 @@ static void test_the_sanitizer_test_fails_a_stage_on_a_race_the_checks_miss(void
     run_sh(cmd);
 }
 
+/* A stage that spans several GPUs: its program check runs the all-reduce sizes of make check,
+   and the sanitizers run each hand-written all-reduce variant at small n, never nccl. */
+static void test_the_grader_checks_an_all_reduce_and_never_sanitizes_nccl(void)
+{
+    char dir[] = "/tmp/reduce-grade-ar-XXXXXX", path[1024], cmd[4096];
+    CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p 08_ar build tools", dir);
+    CU_ASSERT_FATAL(run_sh(cmd) == 0);
+    snprintf(path, sizeof path, "%s/build/test_gpu", dir);
+    write_text(path, "#!/bin/sh\necho 'gpu: 3 passed, 0 failed, 0 skipped in 0.1 s'\n", 1);
+    snprintf(path, sizeof path, "%s/build/08_ar", dir);
+    write_text(path,
+               "#!/bin/sh\n"
+               "case \"$*\" in *--list*) echo '08_ar: x'\n"
+               "  echo '  sharded_sum              sum        f32->f32  idea'\n"
+               "  echo '  ring                     allreduce  f32->f32  idea'\n"
+               "  echo '  nccl                     allreduce  f32->f32  idea'; exit 0 ;; esac\n"
+               "if [ \"$1\" = --csv ]; then\n"
+               "  { echo 'gpu,stage,variant,op,dtype,rows,cols,bytes,median_us,min_us,gbps,"
+               "ceiling_gbps,pct_of_ceiling,max_err,check'\n"
+               "    echo 't,08_ar,ring,allreduce,f32,2,64,4,1,1,80,100,80.00,0,ok'; } >> \"$2\"\n"
+               "fi\n"
+               "exit 0\n",
+               1);
+    snprintf(path, sizeof path, "%s/tools/thresholds.txt", dir);
+    write_text(path, "correctness 08_ar 4 3 3 3\nperformance 08_ar ring allreduce f32 50 2\n", 0);
+    snprintf(path, sizeof path, "%s/sanitizer", dir);
+    write_fake_sanitizer(path);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && '%s/grader' --no-gpu-probe --compute-sanitizer %s/sanitizer", dir,
+             build_dir(), dir);
+    CU_ASSERT_EQUAL(run_sh(cmd), 0);
+    snprintf(path, sizeof path, "%s/build/grade/results.json", dir);
+    char *json = read_all(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "--check-only --op allreduce -n 1,2,31,33,1023,1025"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"score\": 15.00,")); /* 13 + the ring's 2 */
+    free(json);
+    snprintf(path, sizeof path, "%s/sanitizer.calls", dir);
+    char *calls = read_all(path, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(calls);
+    CU_ASSERT_PTR_NOT_NULL(strstr(calls, "memcheck - build/08_ar --check-only --op allreduce "
+                                         "--variant ring -n 1,33,1025,65537\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(calls, "racecheck - build/08_ar --check-only --op allreduce "
+                                         "--variant ring -n 1,33,1025\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(calls, "--op sum -n 1,33,1025,65537,"));
+    CU_ASSERT_PTR_NULL(strstr(calls, "nccl"));
+    free(calls);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run_sh(cmd);
+}
+
 /* The mutant suite lives in the full repository only (make assignment leaves it out). */
 static int have_mutants(void)
 {
@@ -1100,6 +1151,8 @@ CU_TestInfo assign_tests[] = {
      test_the_sanitizer_summary_and_first_report_are_read},
     {"the sanitizer sizes make every loop run twice on any GPU",
      test_the_sanitizer_sizes_make_every_loop_run_twice_on_any_gpu},
+    {"the grader checks an all-reduce and never sanitizes nccl",
+     test_the_grader_checks_an_all_reduce_and_never_sanitizes_nccl},
     {"the sanitizer test fails a stage on a race the checks miss",
      test_the_sanitizer_test_fails_a_stage_on_a_race_the_checks_miss},
     {"every mutant has its header and applies to the solution",

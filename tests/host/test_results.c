@@ -396,6 +396,50 @@ static void test_bf16_rows_and_the_new_baselines_are_read(void)
     remove_dir();
 }
 
+/* Stage 08: its rows in a one-GPU file are left out of it; its own files are read apart, and
+   drawn into its README block and BENCHMARKS.md per GPU count. */
+static void test_the_all_reduce_files_are_read_apart_per_gpu_count(void)
+{
+    fresh_dir();
+    char run[2048] = HEADER, ar[4096] = HEADER;
+    size_t n28 = (size_t)1 << 28, n26 = (size_t)1 << 26;
+    row(run, sizeof run, "06_coop_groups", "single_pass", "sum", "f32", 1, n28, 3000, 95, "ok");
+    row(run, sizeof run, "08_all_reduce", "sharded_sum", "sum", "f32", 2, n28, 6000, 90, "ok");
+    row(run, sizeof run, "08_all_reduce", "ring", "allreduce", "f32", 2, n26, 300, 80, "ok");
+    write_file("run.csv", run);
+    row(ar, sizeof ar, "baseline", "peer_copy", "allreduce", "f32", 2, n26, 360, 100, "ok");
+    row(ar, sizeof ar, "08_all_reduce", "ring", "allreduce", "f32", 2, n26, 288, 80, "ok");
+    row(ar, sizeof ar, "08_all_reduce", "nccl", "allreduce", "f32", 2, n26, 320, 88.9, "ok");
+    row(ar, sizeof ar, "08_all_reduce", "sharded_sum", "sum", "f32", 2, n28, 5400, 90, "ok");
+    write_file("allreduce_2gpu.csv", ar);
+    res_set s;
+    char err[512];
+    CU_ASSERT_EQUAL_FATAL(res_load_set(dir, &s, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(s.f[F_RUN].n, 1); /* 08's rows are not one-GPU sums */
+    CU_ASSERT_EQUAL(res_largest_sum_n(&s.f[F_RUN]), n28);
+    CU_ASSERT_EQUAL_FATAL(s.n_ar, 1);
+    CU_ASSERT_STRING_EQUAL(s.ar[0].name, "allreduce_2gpu.csv");
+    sbuf b = {0};
+    CU_ASSERT_EQUAL(res_md_stage_results(&s, "08_all_reduce", "results/", &b), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "All-reduce on 2 GPUs, **Test GPU**"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "| n | peer copy GB/s | ring | nccl | ring x nccl |"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "| 2^26 | 360 | 288 (80.0%) | 320 (88.9%) | 0.90 |"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "`sharded_sum`, the full sum of n = 2^28 floats"));
+    sb_free(&b);
+    CU_ASSERT_EQUAL(res_md_stage_evidence(&s, "08_all_reduce", "results/", &b), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "Not profiled"));
+    sb_free(&b);
+    res_md_ladder(&s, "results/", &b);
+    CU_ASSERT_PTR_NULL(strstr(b.s, "08_all_reduce"));
+    sb_free(&b);
+    res_md_benchmarks(&s, "results/", &b);
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "## All-reduce across GPUs"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(b.s, "| 2^26 | 360 | 288 (80.0%) | 320 (88.9%) | 0.90 |"));
+    sb_free(&b);
+    res_free(&s);
+    remove_dir();
+}
+
 CU_TestInfo results_tests[] = {
     {"repeated rows are one entry with their medians",
      test_repeated_rows_are_one_entry_with_their_medians},
@@ -412,5 +456,7 @@ CU_TestInfo results_tests[] = {
     {"the blocks name the GPU once and carry no date",
      test_the_blocks_name_the_gpu_once_and_carry_no_date},
     {"bf16 rows and the new baselines are read", test_bf16_rows_and_the_new_baselines_are_read},
+    {"the all-reduce files are read apart, per GPU count",
+     test_the_all_reduce_files_are_read_apart_per_gpu_count},
     CU_TEST_INFO_NULL,
 };
