@@ -3,7 +3,7 @@
 # assignment.sh BUILD "STAGES": cuts an assignment (make assignment STAGES=a,b runs this).
 #
 # Writes BUILD/assignment/ and BUILD/assignment.tar.gz from the tracked files (git ls-files at
-# a work tree's top, else every file but build/, results/ and .git/): the .cu, .cuh, .c, .h and
+# a work tree's top, else every file but build/, results/ and hidden ones): the .cu, .cuh, .c, .h and
 # .md files of each chosen stage pass through tools/cut_solutions.awk (every solution region
 # stubbed; a bad marker stops everything), what tools/solution_only.txt lists is left out, every
 # other file is copied. Nothing is replaced until every file has been processed.
@@ -43,9 +43,9 @@ if [ -n "$top" ] && [ "$top" = "$(pwd -P)" ]; then
     [ -n "$untracked" ] &&
         echo "make assignment: note: left out, not tracked by git: $untracked(git add to include)"
 else
-    find . -type f ! -path './build/*' ! -path './results/*' ! -path './.git/*' |
+    find . -type f ! -path './build/*' ! -path './results/*' ! -path './.*' |
         sed 's|^\./||' | LC_ALL=C sort >"$list" || fail 1
-    source_kind="every file but build/, results/ and .git/"
+    source_kind="every file but build/, results/ and hidden folders"
 fi
 
 # the patterns of solution-only files
