@@ -26,7 +26,7 @@ static constexpr unsigned FULL_MASK = 0xffffffffu;
 
 // 256 threads = 8 warps of 32 lanes: a multiple of 32 so no warp is partly empty, a power of two
 // so every step of the tree halves it exactly, and 8 blocks fill the 2048 thread slots of an SM
-// (sm_80, sm_90). Its shared array is 256 x 4 bytes = 1 KB, far under the 48 KB a block gets.
+// (sm_80, sm_90). The largest shared array here (last_warp_shuffle's) is 256 x 4 bytes = 1 KB.
 static constexpr unsigned BLOCK_SIZE = 256;
 
 // One shared slot per warp. A block holds at most 1024 threads = 32 warps, so the slots never
@@ -83,7 +83,7 @@ static __device__ __forceinline__ float load_two(const float *__restrict__ d_in,
 // Kernels
 
 // Idea:  the shared tree (sequential addressing) down to 64 partials, then warp 0 shuffles.
-// Fixes: 02_strided's last six levels, each a __syncthreads for 32 or fewer working threads.
+// Fixes: 02_strided's last levels, each a __syncthreads for 32 or fewer working threads.
 // Cost:  three block barriers remain (store, 128, 64) and a shared round trip per level.
 // Run:   build/03_shuffle --variant last_warp_shuffle
 static __global__ void __launch_bounds__(BLOCK_SIZE)

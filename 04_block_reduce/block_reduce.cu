@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // 04_block_reduce/block_reduce.cu: Grid-stride loops and BlockReduceSum
 //
-// Many elements per thread and a reusable two-level block reduce. The full sums take exactly two
-// launches: a grid of the size the GPU holds at once writes one partial per block into the
-// workspace, then one block reduces those partials into d_out. README.md has the lesson.
+// Many elements per thread and a reusable two-level block reduce. A full sum takes two launches
+// (one when a single block covers n): a grid of the size the GPU holds at once writes one partial
+// per block into the workspace, then one block reduces those partials into d_out. README.md has
+// the lesson.
 //
 // Variants (OP_SUM and OP_ROWSUM, float in, float out):
 //   grid_stride         grid-stride loop       build/04_block_reduce --variant grid_stride
@@ -94,7 +95,7 @@ static __device__ __forceinline__ float block_reduce_sum(float v, float *s_warp_
 
 // Idea:  a grid-stride loop (i, i + G, i + 2G, ...) over a resident-sized grid, block_reduce_sum.
 // Fixes: 03_shuffle's two elements per thread (2^28 floats -> 2^19 blocks and four launches).
-// Cost:  one load in flight per thread (each add waits for its load); always two launches.
+// Cost:  one load in flight per thread (each add waits for its load); two launches above 256.
 // Run:   build/04_block_reduce --variant grid_stride
 static __global__ void __launch_bounds__(BLOCK_SIZE)
 reduce_grid_stride(const float *__restrict__ d_in, float *__restrict__ d_out, size_t n)

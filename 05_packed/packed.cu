@@ -159,7 +159,8 @@ static __device__ __forceinline__ span_split split_span(const float *p, size_t l
 
 // Sum of the head and tail floats this thread takes: one each for ranks 0..2 of the threads that
 // share the span (a warp, a block or the grid: never fewer than 3), 0 for the others. An aligned
-// span predicates both loads off; a misaligned one pays a round trip before its body loads.
+// span predicates both loads off; in the row kernels a misaligned one pays a round trip before its
+// body loads (packed_sum issues them before its loop and adds them after it).
 static __device__ __forceinline__ float edges_sum(const float *__restrict__ p, span_split sp,
                                                   size_t rank)
 {
@@ -176,7 +177,7 @@ static __device__ __forceinline__ float edges_sum(const float *__restrict__ p, s
 
 // Idea:  04's grid_stride_unroll over 16-byte packs; the grid's first threads take head and tail.
 // Fixes: 04's 4-byte loads: a lap moves 64 bytes per thread instead of 16, in the same 4 loads.
-// Cost:  head/tail bookkeeping; still two launches, a fixed cost that shows below ~2^20 floats.
+// Cost:  head/tail bookkeeping; two launches above 4096 floats, a fixed cost below ~2^20.
 // Run:   build/05_packed --variant packed_sum
 static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_REGS)
 reduce_packed_sum(const float *__restrict__ d_in, float *__restrict__ d_out, size_t n)
