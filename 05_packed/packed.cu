@@ -65,8 +65,8 @@ static constexpr int MIN_BLOCKS_REGS = 4;
 // Every thread slot instead (8 blocks on sm_80, sm_90: 32 registers) for block_per_row_packed. At
 // 1024 columns a row is 256 packs, ONE per thread: the same 16 bytes per thread as 04's
 // block_per_row (nvcc unrolls its loop into four 4-byte loads), so only resident threads add
-// bytes in flight. 8 blocks x 256 x 16 B = 32 KB per SM comes within 7% of 04 (README.md); with
-// MIN_BLOCKS_REGS, 4 blocks hold 16 KB (exercise 05.3 measures what that costs).
+// bytes in flight. 8 blocks x 256 x 16 B = 32 KB per SM, yet it stays behind 04 at 1024 columns
+// (README.md: the per-row work); with MIN_BLOCKS_REGS, 4 blocks hold 16 KB (exercise 05.3).
 static constexpr int MIN_BLOCKS_FULL = SM_MAX_THREADS / BLOCK_SIZE;
 
 // The largest gridDim.x the hardware accepts (2^31 - 1, every GPU since sm_30).
@@ -177,7 +177,7 @@ static __device__ __forceinline__ float edges_sum(const float *__restrict__ p, s
 
 // Idea:  04's grid_stride_unroll over 16-byte packs; the grid's first threads take head and tail.
 // Fixes: 04's 4-byte loads: a lap moves 64 bytes per thread instead of 16, in the same 4 loads.
-// Cost:  head/tail bookkeeping; two launches above 4096 floats, a fixed cost below ~2^20.
+// Cost:  head/tail bookkeeping; two launches above 4096 floats, a fixed cost up to ~2^24.
 // Run:   build/05_packed --variant packed_sum
 static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_REGS)
 reduce_packed_sum(const float *__restrict__ d_in, float *__restrict__ d_out, size_t n)
@@ -248,7 +248,7 @@ rowsum_warp_per_row_packed(const float *__restrict__ d_in, float *__restrict__ d
 
 // Idea:  04's block_per_row over 16-byte packs: thread t adds packs t, t + 256, ... of its row.
 // Fixes: 4 bytes per load: on long rows a thread keeps 3 to 4 packs in flight, not four floats.
-// Cost:  two __syncthreads per row; at 1024 columns it comes within 7% of 04 (MIN_BLOCKS_FULL).
+// Cost:  two __syncthreads per row and the head/tail work of each row: behind 04 at 1024 columns.
 // Run:   build/05_packed --variant block_per_row_packed --rows 1024 --cols 65536
 static __global__ void __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS_FULL)
 rowsum_block_per_row_packed(const float *__restrict__ d_in, float *__restrict__ d_out,

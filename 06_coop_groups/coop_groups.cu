@@ -250,7 +250,8 @@ static __global__ void __launch_bounds__(BIG_BLOCK, 1)
 
 // Idea:  single_pass whose blocks first add up in their cluster's shared memory (sm_90).
 // Fixes: single_pass's partial, fence and ticket in every block: one of each a cluster.
-// Cost:  each cluster.sync() fences every thread GPU-wide: slower than single_pass from 2^15.
+// Cost:  each cluster.sync() fences every thread GPU-wide, and whole clusters leave SMs idle at
+//        large n: slower than single_pass from 2^15.
 // Run:   build/06_coop_groups --variant cluster_sum -n 2^20
 static __global__ void __launch_bounds__(BIG_BLOCK, 1)
     reduce_cluster(const float *__restrict__ d_in, float *__restrict__ d_out, size_t n,

@@ -260,8 +260,8 @@ static cudaError_t gather_add_broadcast(const gpu_team *t, const float *const *s
 // Idea:  each GPU sums its part of the array with 06's single_pass (one launch), then the G
 //        partial sums meet on GPU 0 (gather_add_broadcast of one float each).
 // Fixes: one GPU's memory bandwidth: G GPUs read G parts at once.
-// Cost:  2(G-1) tiny peer copies and an add after the sums, microseconds each: the time that
-//        stays when the parts shrink.
+// Cost:  2(G-1) tiny peer copies and an add after the sums, each with its waits: about 30 us on
+//        2 GPUs and 70 on 4 in the reference run, the time that stays when the parts shrink.
 // Run:   build/08_all_reduce --variant sharded_sum -n 2^28
 static size_t workspace_sharded_sum(const gpu_team *t, int rank, size_t)
 {
@@ -333,11 +333,12 @@ static cudaError_t ring_step(const gpu_team *t, int q, int step, const float *co
 //        its input. All-gather, steps G-1 .. 2G-3: at G-1 rank q adds the last input, keeps the
 //        total of chunk q + 1 and sends it on; the totals travel on around the ring. Each chunk
 //        is cut into up to 4 slices, and rank q + 1 starts a slice as soon as rank q has sent
-//        it, so one GPU's stores of a slice overlap the next GPU's add of the slice before.
+//        it (the pipeline; exercise 08.2 measures that on these links it buys nothing: every
+//        GPU is busy at every step already, and each slice adds a few us).
 // Fixes: gather_broadcast's bottleneck: every GPU sends 2(G-1)/G n floats over its own link, so
-//        the time stays near 2 x 4n / (link bandwidth) as G grows.
+//        the time grows from 4n / (link bandwidth) at G = 2 towards 2 x 4n / (link bandwidth).
 // Cost:  2(G-1) steps, each a launch or a copy on every GPU and an event between neighbours,
-//        issued from one host thread: microseconds a step, which small n pays in full.
+//        issued from one host thread: a floor of about 130 us on 4 GPUs, which small n pays.
 // Run:   build/08_all_reduce --variant ring -n 2^26
 static cudaError_t launch_ring(const gpu_team *t, const float *const *d_in, float *const *d_out,
                                size_t n, void *const *)
@@ -374,7 +375,7 @@ static cudaError_t launch_ring(const gpu_team *t, const float *const *d_in, floa
 // Idea:  ncclAllReduce on every GPU, in one group so that one thread can launch all of them.
 // Fixes: the hand-written ring's launch and event per step: NCCL runs one kernel a GPU whose
 //        threads pass slices to the next GPU through flags in its memory, on several rings
-//        (channels) at once.
+//        (channels) at once; it wins at small n, while at large n on 2 GPUs the ring is faster.
 // Cost:  a library, and its communicators, which the first launch creates (checked, not timed).
 // Run:   build/08_all_reduce --variant nccl -n 2^26
 static char g_error[256];

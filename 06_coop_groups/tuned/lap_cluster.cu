@@ -11,7 +11,7 @@
 //        flags, no workspace, and no cluster-wide barrier after the reads.
 // Fixes: the flagged finish's trip through L2 (a store, then the last block's polls), and the
 //        cost of cluster.sync() there: every thread of every block fences GPU-wide and waits
-//        (64 x 32000: 82-83% of the read ceiling with cluster.sync(), 92-94% by message).
+//        (64 x 32000: 82-83% of the read ceiling with cluster.sync(), 91-94% by message).
 // Cost:  at most as many chunks a row as the largest cluster the GPU launches (16 on an H100),
 //        whose blocks must fit one GPC together; one cluster barrier at the start (split:
 //        arrive before the loads, wait after them) so that no message can reach the first
