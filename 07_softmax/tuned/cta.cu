@@ -6,9 +6,9 @@
 //        (sm_90): each CTA sends its (max, sum) to the others as one message into their shared
 //        memory (distributed shared memory), so the row is read once and written once however
 //        long it is and however few rows there are.
-// Fixes: softmax.cu's block_smem, one 4-byte load in flight a thread and a row a CTA (f32
-//        softmax, this path over plain_dispatch: 1.63x at 2048 columns, 1.48x at 4096, 1.41x at
-//        8192). The messages replaced cluster.sync(), at which every thread fences GPU-wide:
+// Fixes: softmax.cu's block_smem, a row a CTA through shared memory, 8-byte loads (f32 softmax
+//        over plain_dispatch in the reference run: 1.37x at 2048 columns, 1.31x at 4096, 1.35x
+//        at 8192). The messages replaced cluster.sync(), at which every thread fences GPU-wide:
 //        64 x 32000 from 67-68% of the copy to 78-80% in float, 58-60% to 68-73% in 16-bit.
 // Cost:  a float CTA of 512 threads takes 79 to 93 registers a thread (sm_90), alone on its SM:
 //        the SM reads nothing while it reduces (the stream path takes such rows where it can);
