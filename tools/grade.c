@@ -393,7 +393,7 @@ void sanitizer_sizes(int sms, char *n_sum, size_t n_len, char *rows, size_t rows
 /* The sanitizer test's columns (sanitizer_sizes gives the rows and n) and all-reduce sizes */
 #define SAN_ROW_COLS    "1,33,2051"
 #define SAN_SOFT_COLS   "1,33,1025"
-#define SAN_ALLREDUCE_N "1,33,1025,65537"
+#define SAN_AR_N "1,33,1025,65537"
 #define SAN_RACE_AR_N   "1,33,1025" /* racecheck: about 11 times a plain run */
 #define MAX_STAGES      64
 #define MAX_CMDS        12
@@ -725,7 +725,7 @@ static int sanitizer_test(const grade_opts *o, const correct_rule *cr, const cha
                         SAN_SOFT_COLS, NULL);
         for (int i = 0; i < n_ar && n < MAX_CMDS - 1; i++)
             add_cmd(c, &n, bin, "--check-only", "--op", "allreduce", "--variant", ar[i], "-n",
-                    t == 1 ? SAN_RACE_AR_N : SAN_ALLREDUCE_N, NULL);
+                    t == 1 ? SAN_RACE_AR_N : SAN_AR_N, NULL);
         if (t == 0 && access(suite, X_OK) == 0)
             add_cmd(c, &n, "env", "GPU_TEST_QUICK=1", env, suite, NULL);
         for (int i = 0; i < n && ok; i++) {
