@@ -1036,7 +1036,7 @@ static void test_every_mutant_has_its_header_and_applies_to_the_solution(void)
     unsigned good = 0, all = 0, stages = 0;
     CU_ASSERT_EQUAL(sscanf(line, "run.sh --check: %u of %u mutants good, across %u stages", &good,
                            &all, &stages), 3);
-    CU_ASSERT(good == all && all >= 10); /* issue 34: ten mistakes at least, five stages */
+    CU_ASSERT(good == all && all >= 10); /* ten mistakes at least, across five stages */
     CU_ASSERT(stages >= 5);
     if (strstr(cmd_out, "FAIL ")) fprintf(stderr, "\n%s", cmd_out);
     /* a patch that no longer applies is refused */
