@@ -240,3 +240,30 @@ int parse_options(int argc, char **argv, options_t *o, char *err, size_t err_len
     }
     return 0;
 }
+
+int select_variants(const options_t *o, const char *dir, const variant_key *keys, size_t n,
+                    int *selected, char *err, size_t err_len)
+{
+    int named = 0, picked = 0;
+    for (size_t i = 0; i < n; i++) {
+        const int name_ok = !o->variant || strcmp(o->variant, keys[i].name) == 0;
+        named |= name_ok;
+        selected[i] = name_ok && (!o->have_op || keys[i].op == o->op) &&
+                      (!o->have_dtype || keys[i].dt == o->dt);
+        picked += selected[i];
+    }
+    if (!named) {
+        size_t at = (size_t)snprintf(err, err_len,
+                                     "--variant %s: no such variant in %s; choose one of:",
+                                     o->variant, dir);
+        for (size_t i = 0; i < n && at < err_len; i++) {
+            size_t j = 0;
+            while (j < i && strcmp(keys[j].name, keys[i].name) != 0) j++;
+            if (j == i) at += (size_t)snprintf(err + at, err_len - at, " %s", keys[i].name);
+        }
+        if (at < err_len) snprintf(err + at, err_len - at, " all");
+        return EXIT_USAGE;
+    }
+    if (!picked) return fail(err, err_len, "no variant of %s matches --op/--dtype; see --list", dir);
+    return 0;
+}

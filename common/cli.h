@@ -39,6 +39,19 @@ int parse_options(int argc, char **argv, options_t *o, char *err, size_t err_len
    the text is not a number, is zero, or exceeds max. */
 int parse_size(const char *text, size_t max, size_t *out);
 
+/* One variant as --variant, --op and --dtype see it (a stage may list a name once per dtype). */
+typedef struct {
+    const char *name;
+    op_kind op;
+    dtype dt;
+} variant_key;
+
+/* Which of the n variants of stage `dir` the options pick: selected[i] = 1 or 0. Returns 0 when
+   at least one is picked; else EXIT_USAGE with a one-line message in err: a --variant no variant
+   has (the names to choose from, each once), or no variant that matches --op and --dtype. */
+int select_variants(const options_t *o, const char *dir, const variant_key *keys, size_t n,
+                    int *selected, char *err, size_t err_len);
+
 /* Prints the usage text for program `prog` to stdout. Cannot fail. */
 void print_usage(const char *prog);
 

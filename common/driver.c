@@ -629,36 +629,20 @@ static void list_variants(const stage_t *st)
     }
 }
 
-static int select_variants(run_t *r)
+static int pick_variants(run_t *r)
 {
     const stage_t *st = r->stage;
-    const options_t *o = r->o;
-    int named = 0, picked = 0;
-    if (st->n_variants > ARRAY_LEN(r->selected)) {
-        fprintf(stderr, "error: %s has more than %zu variants\n", st->dir, ARRAY_LEN(r->selected));
+    variant_key keys[ARRAY_LEN(r->selected)];
+    char err[1024];
+    if (st->n_variants > ARRAY_LEN(keys)) {
+        fprintf(stderr, "error: %s has more than %zu variants\n", st->dir, ARRAY_LEN(keys));
         return EXIT_USAGE;
     }
-    for (size_t i = 0; i < st->n_variants; i++) {
-        const variant_t *v = &st->variants[i];
-        int name_ok = !o->variant || strcmp(o->variant, v->name) == 0;
-        named |= name_ok;
-        int ok = name_ok && (!o->have_op || v->op == o->op) && (!o->have_dtype || v->in_type == o->dt);
-        r->selected[i] = ok;
-        picked += ok;
-    }
-    if (!named) {
-        fprintf(stderr, "error: --variant %s: no such variant in %s; choose one of:", o->variant, st->dir);
-        for (size_t i = 0; i < st->n_variants; i++)
-            if (i == 0 || strcmp(st->variants[i].name, st->variants[i - 1].name) != 0)
-                fprintf(stderr, " %s", st->variants[i].name);
-        fprintf(stderr, " all\n");
-        return EXIT_USAGE;
-    }
-    if (!picked) {
-        fprintf(stderr, "error: no variant of %s matches --op/--dtype; see --list\n", st->dir);
-        return EXIT_USAGE;
-    }
-    return 0;
+    for (size_t i = 0; i < st->n_variants; i++)
+        keys[i] = (variant_key){st->variants[i].name, st->variants[i].op, st->variants[i].in_type};
+    int rc = select_variants(r->o, st->dir, keys, st->n_variants, r->selected, err, sizeof err);
+    if (rc) fprintf(stderr, "error: %s\n", err);
+    return rc;
 }
 
 int stage_main(const stage_t *stage, int argc, char **argv)
@@ -679,7 +663,7 @@ int stage_main(const stage_t *stage, int argc, char **argv)
     r.stage = stage;
     r.o = &o;
     r.prog = prog;
-    int rc = select_variants(&r);
+    int rc = pick_variants(&r);
     if (rc) return rc;
 
     /* which groups the selection covers */

@@ -746,42 +746,24 @@ static void print_team_usage(const char *prog)
            TEAM_MAX_GPUS);
 }
 
-static int select_variants(team_run *r)
+static int pick_variants(team_run *r)
 {
     const team_stage *st = r->st;
-    const options_t *o = r->o;
-    int named = 0, picked = 0;
-    if (st->n_variants > ARRAY_LEN(r->selected)) {
-        fprintf(stderr, "error: %s has more than %zu variants\n", st->dir, ARRAY_LEN(r->selected));
+    variant_key keys[ARRAY_LEN(r->selected)];
+    char err[1024];
+    if (st->n_variants > ARRAY_LEN(keys)) {
+        fprintf(stderr, "error: %s has more than %zu variants\n", st->dir, ARRAY_LEN(keys));
         return EXIT_USAGE;
     }
-    for (size_t i = 0; i < st->n_variants; i++) {
-        const team_variant *v = &st->variants[i];
-        int name_ok = !o->variant || strcmp(o->variant, v->name) == 0;
-        named |= name_ok;
-        r->selected[i] =
-            name_ok && (!o->have_op || v->op == o->op) && (!o->have_dtype || o->dt == DT_F32);
-        picked += r->selected[i];
-    }
-    if (!named) {
-        if (st->missing && strcmp(o->variant, "nccl") == 0) {
-            fprintf(stderr, "error: --variant nccl: %s\n", st->missing);
-            return EXIT_USAGE;
-        }
-        fprintf(stderr, "error: --variant %s: no such variant in %s; choose one of:", o->variant,
-                st->dir);
-        for (size_t i = 0; i < st->n_variants; i++) fprintf(stderr, " %s", st->variants[i].name);
-        fprintf(stderr, " all\n");
+    if (st->missing && r->o->variant && strcmp(r->o->variant, "nccl") == 0) {
+        fprintf(stderr, "error: --variant nccl: %s\n", st->missing);
         return EXIT_USAGE;
     }
-    if (!picked) {
-        fprintf(
-            stderr,
-            "error: no variant of %s matches --op/--dtype (sum or allreduce, f32); see --list\n",
-            st->dir);
-        return EXIT_USAGE;
-    }
-    return 0;
+    for (size_t i = 0; i < st->n_variants; i++) /* every variant here sums f32 */
+        keys[i] = (variant_key){st->variants[i].name, st->variants[i].op, DT_F32};
+    int rc = select_variants(r->o, st->dir, keys, st->n_variants, r->selected, err, sizeof err);
+    if (rc) fprintf(stderr, "error: %s\n", err);
+    return rc;
 }
 
 static int open_run(team_run *r, int gpus)
@@ -900,7 +882,7 @@ int team_main(const team_stage *st, int argc, char **argv)
     r.st = st;
     r.o = &o;
     r.prog = prog;
-    int rc = select_variants(&r);
+    int rc = pick_variants(&r);
     if (rc) return rc;
 
     shape_t shapes[2 * CLI_MAX_SIZES];

@@ -175,6 +175,45 @@ static void test_parse_size_bounds(void)
     CU_ASSERT_EQUAL(parse_size("+3", 10, &v), -1);
 }
 
+/* a stage that lists one name per dtype, as 07 does */
+static const variant_key keys[] = {
+    {"naive", OP_SOFTMAX, DT_F32}, {"naive", OP_LOGSOFTMAX, DT_F32}, {"warp", OP_SOFTMAX, DT_F32},
+    {"warp", OP_SOFTMAX, DT_F16},  {"warp", OP_SOFTMAX, DT_BF16},
+};
+#define N_KEYS (sizeof keys / sizeof keys[0])
+
+static void test_select_variants_by_name_op_and_dtype(void)
+{
+    int sel[N_KEYS];
+    char msg[256];
+    CU_ASSERT_EQUAL(parse(NULL), 0);
+    CU_ASSERT_EQUAL(select_variants(&o, "07_x", keys, N_KEYS, sel, msg, sizeof msg), 0);
+    for (size_t i = 0; i < N_KEYS; i++) CU_ASSERT_EQUAL(sel[i], 1);
+    CU_ASSERT_EQUAL(parse("--variant", "warp", "--dtype", "f16", NULL), 0);
+    CU_ASSERT_EQUAL(select_variants(&o, "07_x", keys, N_KEYS, sel, msg, sizeof msg), 0);
+    for (size_t i = 0; i < N_KEYS; i++) CU_ASSERT_EQUAL(sel[i], i == 3);
+    CU_ASSERT_EQUAL(parse("--op", "logsoftmax", NULL), 0);
+    CU_ASSERT_EQUAL(select_variants(&o, "07_x", keys, N_KEYS, sel, msg, sizeof msg), 0);
+    for (size_t i = 0; i < N_KEYS; i++) CU_ASSERT_EQUAL(sel[i], i == 1);
+}
+
+static void test_select_variants_errors_name_the_choices_once(void)
+{
+    int sel[N_KEYS];
+    char msg[256];
+    CU_ASSERT_EQUAL(parse("--variant", "wrap", NULL), 0);
+    CU_ASSERT_EQUAL(select_variants(&o, "07_x", keys, N_KEYS, sel, msg, sizeof msg), EXIT_USAGE);
+    CU_ASSERT_STRING_EQUAL(msg, "--variant wrap: no such variant in 07_x; choose one of: naive warp all");
+    CU_ASSERT_EQUAL(parse("--variant", "naive", "--dtype", "bf16", NULL), 0);
+    CU_ASSERT_EQUAL(select_variants(&o, "07_x", keys, N_KEYS, sel, msg, sizeof msg), EXIT_USAGE);
+    CU_ASSERT_STRING_EQUAL(msg, "no variant of 07_x matches --op/--dtype; see --list");
+    /* a short buffer truncates the list, never overruns */
+    char tiny[24];
+    CU_ASSERT_EQUAL(parse("--variant", "wrap", NULL), 0);
+    CU_ASSERT_EQUAL(select_variants(&o, "07_x", keys, N_KEYS, sel, tiny, sizeof tiny), EXIT_USAGE);
+    CU_ASSERT_EQUAL(strlen(tiny), sizeof tiny - 1);
+}
+
 CU_TestInfo cli_tests[] = {
     {"defaults select all variants, 50 iterations, seed 1", test_defaults_select_all_variants_50_iterations_seed_1},
     {"-n accepts decimal, 2^K and comma lists", test_n_accepts_decimal_power_of_two_and_lists},
@@ -190,5 +229,7 @@ CU_TestInfo cli_tests[] = {
     {"size lists reject empty items", test_size_lists_reject_empty_items},
     {"--variant all and the boolean flags", test_variant_all_and_boolean_flags},
     {"parse_size enforces its bounds", test_parse_size_bounds},
+    {"select_variants picks by --variant, --op and --dtype", test_select_variants_by_name_op_and_dtype},
+    {"select_variants errors name each choice once", test_select_variants_errors_name_the_choices_once},
     CU_TEST_INFO_NULL,
 };
