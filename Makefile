@@ -95,8 +95,10 @@ NCCL_SO := $(if $(NCCL_HOME),$(call nccl_at,$(NCCL_HOME)))
 ifneq ($(NCCL_SO),)
   NCCL_LIBDIR  := $(patsubst %/,%,$(dir $(NCCL_SO)))
   NCCL_CFLAGS  := -DHAVE_NCCL $(if $(filter-out /usr,$(NCCL_HOME)),-I$(NCCL_HOME)/include)
-  # ahead of the toolkit's own -L and rpath: this NCCL, not another one the toolkit may hold
-  NCCL_LDFLAGS := -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR)
+  # ahead of the toolkit's own -L and rpath: this NCCL, not another one the toolkit may hold;
+  # for the host linker only, as nvlink would search the folder too (in /usr/lib it warns
+  # about the static libpthread.a it cannot use)
+  NCCL_LDFLAGS := -Xlinker -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR)
   NCCL_LIB     := $(if $(wildcard $(NCCL_LIBDIR)/libnccl.so),-lnccl,-l:$(notdir $(NCCL_SO)))
 endif
 $(BUILD)/obj/08_all_reduce/%.o: NVFLAGS += $(NCCL_CFLAGS)
