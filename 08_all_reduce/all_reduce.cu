@@ -425,10 +425,8 @@ static void close_stage()
     for (int q = 0; q < g_comm_count; ++q) ncclCommDestroy(g_comms[q]);
     g_comm_count = 0;
 #endif
-    for (int r = 0; r < g_event_ranks; ++r) {
-        cudaSetDevice(r);
+    for (int r = 0; r < g_event_ranks; ++r) // from any device: an event knows its own
         for (cudaEvent_t ev : g_event[r]) cudaEventDestroy(ev);
-    }
     g_event_ranks = 0;
 }
 
@@ -449,14 +447,14 @@ static cudaError_t open_stage(const gpu_team *t)
 static const team_variant team_variants[] = {
     {"sharded_sum",
      "06's single_pass on each GPU's part, the G partial sums gathered and sent back", OP_SUM,
-     workspace_sharded_sum, launch_sharded_sum},
+     workspace_sharded_sum, launch_sharded_sum, 0},
     {"gather_broadcast", "every GPU's floats to GPU 0, added there, the sum copied back to all",
-     OP_ALLREDUCE, workspace_gather_broadcast, launch_gather_broadcast},
+     OP_ALLREDUCE, workspace_gather_broadcast, launch_gather_broadcast, 0},
     {"ring", "reduce-scatter then all-gather around a ring, 2(G-1) pipelined steps", OP_ALLREDUCE,
-     nullptr, launch_ring},
+     nullptr, launch_ring, 0},
 #ifdef HAVE_NCCL
     {"nccl", "ncclAllReduce on every GPU in one group (the library to beat)", OP_ALLREDUCE, nullptr,
-     launch_nccl},
+     launch_nccl, 1},
 #endif
 };
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* multi_gpu.c: the host logic of the multi-GPU program that needs no GPU: the --gpus flag, the
+/* multi_gpu.c: the host logic of the multi-GPU program that needs no GPU: --gpus and --ranks, the
    bus bytes of an all-reduce, its inputs and its checks. */
 #include "multi_gpu.h"
 #include "common.h"
@@ -12,35 +12,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-int take_gpus_flag(int *argc, char **argv, int *gpus, char *err, size_t err_len)
+/* The value of one --FLAG V or --FLAG=V at argv[*i] into *out (1 .. TEAM_MAX_GPUS): 1 when
+   argv[*i] is that flag (*i moves past its value), 0 when it is not, -1 on a bad value. */
+static int take_count(int argc, char **argv, int *i, const char *flag, const char *what,
+                      int *out, char *err, size_t err_len)
 {
-    *gpus = 0;
+    const size_t len = strlen(flag);
+    const char *val = NULL;
+    if (strcmp(argv[*i], flag) == 0) {
+        if (*i + 1 >= argc) {
+            snprintf(err, err_len, "%s needs a value: the number of %s, 1 .. %d", flag, what,
+                     TEAM_MAX_GPUS);
+            return -1;
+        }
+        val = argv[++*i];
+    } else if (strncmp(argv[*i], flag, len) == 0 && argv[*i][len] == '=') {
+        val = argv[*i] + len + 1;
+    } else {
+        return 0;
+    }
+    char *end = NULL;
+    errno = 0;
+    long g = (*val >= '0' && *val <= '9') ? strtol(val, &end, 10) : 0;
+    if (errno || !end || *end != '\0' || g < 1 || g > TEAM_MAX_GPUS) {
+        snprintf(err, err_len, "%s '%s': expected a number of %s, 1 .. %d", flag, val, what,
+                 TEAM_MAX_GPUS);
+        return -1;
+    }
+    *out = (int)g;
+    return 1;
+}
+
+int take_team_flags(int *argc, char **argv, int *gpus, int *ranks, char *err, size_t err_len)
+{
+    *gpus = *ranks = 0;
     if (err_len) err[0] = '\0';
     int out = 1;
     for (int i = 1; i < *argc; i++) {
-        const char *val = NULL;
-        if (strcmp(argv[i], "--gpus") == 0) {
-            if (i + 1 >= *argc) {
-                snprintf(err, err_len, "--gpus needs a value: the number of GPUs, 1 .. %d",
-                         TEAM_MAX_GPUS);
-                return EXIT_USAGE;
-            }
-            val = argv[++i];
-        } else if (strncmp(argv[i], "--gpus=", 7) == 0) {
-            val = argv[i] + 7;
-        } else {
-            argv[out++] = argv[i];
-            continue;
-        }
-        char *end = NULL;
-        errno = 0;
-        long g = (*val >= '0' && *val <= '9') ? strtol(val, &end, 10) : 0;
-        if (errno || !end || *end != '\0' || g < 1 || g > TEAM_MAX_GPUS) {
-            snprintf(err, err_len, "--gpus '%s': expected a number of GPUs, 1 .. %d", val,
-                     TEAM_MAX_GPUS);
-            return EXIT_USAGE;
-        }
-        *gpus = (int)g;
+        int took = take_count(*argc, argv, &i, "--gpus", "GPUs", gpus, err, err_len);
+        if (took == 0) took = take_count(*argc, argv, &i, "--ranks", "ranks", ranks, err, err_len);
+        if (took < 0) return EXIT_USAGE;
+        if (took == 0) argv[out++] = argv[i];
     }
     *argc = out;
     argv[out] = NULL;

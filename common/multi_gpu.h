@@ -38,10 +38,12 @@ extern "C" {
 
 typedef struct {
     int count;                          /* G: ranks 0 .. G-1 */
-    int dev[TEAM_MAX_GPUS];             /* the CUDA device of each rank (rank r is device r) */
+    int gpus;                           /* the devices they use: 0 .. gpus-1 */
+    int dev[TEAM_MAX_GPUS];             /* the CUDA device of each rank: r mod gpus */
     cudaStream_t stream[TEAM_MAX_GPUS]; /* one non-blocking stream a rank, on its device */
-    /* peer[a][b]: kernels on rank a may load from and store to rank b's memory (peer access
-       enabled); 0: copies between them are staged by the driver through host memory */
+    /* peer[a][b]: kernels on rank a may load from and store to rank b's memory (the same GPU,
+       or peer access enabled); 0: copies between them are staged by the driver through host
+       memory */
     unsigned char peer[TEAM_MAX_GPUS][TEAM_MAX_GPUS];
 } gpu_team;
 
@@ -60,6 +62,9 @@ typedef struct {
        variant's first launch on a team creates its communicators. Returns the first error. */
     cudaError_t (*launch)(const gpu_team *t, const float *const *d_in, float *const *d_out,
                           size_t n, void *const *d_ws);
+    /* 1: needs a GPU a rank (a library that refuses two ranks on one GPU); such a variant is
+       left out of a team with more ranks than GPUs */
+    int gpu_a_rank;
 } team_variant;
 
 typedef struct {
@@ -90,9 +95,10 @@ static inline size_t part_begin(size_t k, size_t parts, size_t n)
 
 /* ---- pure host logic (multi_gpu.c; the host suite tests it) ---------------------------- */
 
-/* Removes "--gpus G" or "--gpus=G" from argv (argc shrinks, order kept); *gpus = G (1 ..
-   TEAM_MAX_GPUS), or 0 when it is not given. Returns 0, or EXIT_USAGE with one line in err. */
-int take_gpus_flag(int *argc, char **argv, int *gpus, char *err, size_t err_len);
+/* Removes "--gpus G" and "--ranks R" (or --gpus=G, --ranks=R) from argv (argc shrinks, order
+   kept); *gpus = G and *ranks = R (1 .. TEAM_MAX_GPUS), 0 for a flag not given. Returns 0, or
+   EXIT_USAGE with one line in err. */
+int take_team_flags(int *argc, char **argv, int *gpus, int *ranks, char *err, size_t err_len);
 
 /* The bytes an all-reduce of n floats on G GPUs counts: 2(G-1)/G x 4n (rounded down) for
    G >= 2, 2 x 4n for G = 1 (a copy). */
@@ -117,10 +123,15 @@ check_result team_check(const float *got, const double *ref, size_t n, int gpus,
 
 /* ---- the team and the program (multi_gpu_driver.c) ------------------------------------- */
 
-/* Opens the first `gpus` GPUs (0: all, at most TEAM_MAX_GPUS): a stream each and peer access
-   between every pair that has it. Returns 0; EXIT_CUDA with a line in err (no device, a CUDA
-   error); EXIT_USAGE when more GPUs are asked for than are present (err names the count). */
-int team_open(gpu_team *t, int gpus, char *err, size_t err_len);
+/* Opens a team of `ranks` ranks (0: one a GPU) on the first `gpus` GPUs (0: all, at most
+   TEAM_MAX_GPUS, and no more than the ranks), rank r on GPU r mod gpus: a stream a rank and peer access between every pair
+   of GPUs that has it. With more ranks than GPUs, ranks share a GPU and what they send each
+   other stays in its memory: the algorithm's every step, not the links' speed. Returns 0;
+   EXIT_CUDA with a line in err (no device, a CUDA error); EXIT_USAGE when more GPUs are asked
+   for than are present, or fewer ranks than the GPUs asked for (err says which). */
+int team_open(gpu_team *t, int gpus, int ranks, char *err, size_t err_len);
+/* 1 when some ranks of t share a GPU */
+static inline int team_shared(const gpu_team *t) { return t->count > t->gpus; }
 /* Waits for every rank's stream; the first error. */
 cudaError_t team_sync(const gpu_team *t);
 void team_close(gpu_team *t);

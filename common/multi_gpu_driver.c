@@ -37,7 +37,7 @@
 /* ------------------------------------------------------------------------------------------ */
 /* The team                                                                                   */
 
-int team_open(gpu_team *t, int gpus, char *err, size_t err_len)
+int team_open(gpu_team *t, int gpus, int ranks, char *err, size_t err_len)
 {
     memset(t, 0, sizeof *t);
     int count = 0;
@@ -50,16 +50,25 @@ int team_open(gpu_team *t, int gpus, char *err, size_t err_len)
         return EXIT_CUDA;
     }
     if (gpus > count) {
-        snprintf(err, err_len, "--gpus %d: only %d GPU%s present; choose 1 .. %d", gpus, count,
-                 count == 1 ? " is" : "s are", count < TEAM_MAX_GPUS ? count : TEAM_MAX_GPUS);
+        snprintf(err, err_len, "--gpus %d: only %d GPU%s present; choose 1 .. %d (--ranks %d "
+                 "puts %d ranks on them)", gpus, count, count == 1 ? " is" : "s are",
+                 count < TEAM_MAX_GPUS ? count : TEAM_MAX_GPUS, gpus, gpus);
         return EXIT_USAGE;
     }
-    t->count = gpus ? gpus : count < TEAM_MAX_GPUS ? count : TEAM_MAX_GPUS;
+    if (gpus && ranks && ranks < gpus) {
+        snprintf(err, err_len, "--ranks %d --gpus %d: fewer ranks than GPUs; a rank a GPU at "
+                 "least", ranks, gpus);
+        return EXIT_USAGE;
+    }
+    const int most = count < TEAM_MAX_GPUS ? count : TEAM_MAX_GPUS;
+    t->gpus = gpus ? gpus : ranks && ranks < most ? ranks : most;
+    t->count = ranks ? ranks : t->gpus;
     for (int r = 0; r < t->count; r++) {
-        t->dev[r] = r;
-        if ((e = cudaSetDevice(r)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess ||
+        t->dev[r] = r % t->gpus;
+        if ((e = cudaSetDevice(t->dev[r])) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess ||
             (e = cudaStreamCreateWithFlags(&t->stream[r], cudaStreamNonBlocking)) != cudaSuccess) {
-            snprintf(err, err_len, "cannot open CUDA device %d: %s", r, cudaGetErrorString(e));
+            snprintf(err, err_len, "cannot open CUDA device %d: %s", t->dev[r],
+                     cudaGetErrorString(e));
             team_close(t);
             return EXIT_CUDA;
         }
@@ -67,22 +76,20 @@ int team_open(gpu_team *t, int gpus, char *err, size_t err_len)
     /* Peer access belongs to the process: once enabled it stays, and asking again is an error
        (cudaErrorPeerAccessAlreadyEnabled) that compute-sanitizer reports. Ask once a pair. */
     static unsigned char enabled[TEAM_MAX_GPUS][TEAM_MAX_GPUS];
-    for (int a = 0; a < t->count; a++) {
-        t->peer[a][a] = 1;
-        for (int b = 0; b < t->count; b++) {
+    for (int a = 0; a < t->gpus; a++)
+        for (int b = 0; b < t->gpus; b++) {
             int can = 0;
-            if (a == b || cudaDeviceCanAccessPeer(&can, t->dev[a], t->dev[b]) != cudaSuccess ||
+            if (a == b || enabled[a][b] || cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess ||
                 !can)
                 continue;
-            if (!enabled[a][b]) {
-                cudaSetDevice(t->dev[a]);
-                e = cudaDeviceEnablePeerAccess(t->dev[b], 0);
-                enabled[a][b] = e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
-                if (e != cudaSuccess) (void)cudaGetLastError(); /* a refusal is an answer */
-            }
-            t->peer[a][b] = enabled[a][b];
+            cudaSetDevice(a);
+            e = cudaDeviceEnablePeerAccess(b, 0);
+            enabled[a][b] = e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
+            if (e != cudaSuccess) (void)cudaGetLastError(); /* a refusal is an answer */
         }
-    }
+    for (int a = 0; a < t->count; a++)
+        for (int b = 0; b < t->count; b++)
+            t->peer[a][b] = t->dev[a] == t->dev[b] || enabled[t->dev[a]][t->dev[b]];
     cudaSetDevice(t->dev[0]);
     return 0;
 }
@@ -382,7 +389,9 @@ static int shape_short(const team_run *r, const shape_t *sh, size_t *need, size_
         size_t f = 0, total = 0;
         cudaSetDevice(r->t.dev[q]);
         if (cudaMemGetInfo(&f, &total) != cudaSuccess) f = 0;
-        *need = shape_device_bytes(r, sh, q);
+        *need = 0; /* every rank on q's GPU */
+        for (int k = 0; k < r->t.count; k++)
+            if (r->t.dev[k] == r->t.dev[q]) *need += shape_device_bytes(r, sh, k);
         *free_b = f;
         if (*need > f / 10 * 9) {
             cudaSetDevice(r->t.dev[0]);
@@ -741,7 +750,11 @@ static void print_team_usage(const char *prog)
            "  -n N            all-reduce: the floats each GPU holds (default 2^26);\n"
            "                  sum (sharded_sum): the whole array, split across the GPUs (default "
            "2^28)\n"
-           "  --gpus G        use GPUs 0 .. G-1: 1 .. %d (default: every GPU)\n"
+           "  --gpus G        use GPUs 0 .. G-1: 1 .. %d (default: every GPU, or as many as\n"
+           "                  the ranks)\n"
+           "  --ranks R       R ranks, rank r on GPU r mod G (default: one a GPU). More ranks\n"
+           "                  than GPUs share them: every step of the algorithm runs and is\n"
+           "                  checked, on one GPU too, but their copies never leave a GPU\n"
            "  --rows/--cols and --dtype f16/bf16 do not apply: every variant sums f32\n",
            TEAM_MAX_GPUS);
 }
@@ -766,13 +779,31 @@ static int pick_variants(team_run *r)
     return rc;
 }
 
-static int open_run(team_run *r, int gpus)
+static int open_run(team_run *r, int gpus, int ranks)
 {
     char err[512];
-    int rc = team_open(&r->t, gpus, err, sizeof err);
+    int rc = team_open(&r->t, gpus, ranks, err, sizeof err);
     if (rc) {
         fprintf(stderr, "error: %s\n", err);
         return rc;
+    }
+    if (team_shared(&r->t)) { /* a variant that needs a GPU a rank is left out, or refused */
+        int left = 0;
+        for (size_t i = 0; i < r->st->n_variants; i++) {
+            if (!r->selected[i] || !r->st->variants[i].gpu_a_rank) continue;
+            if (r->o->variant) {
+                fprintf(stderr, "error: --variant %s needs a GPU a rank: %d ranks share %d GPU%s\n",
+                        r->o->variant, r->t.count, r->t.gpus, r->t.gpus == 1 ? "" : "s");
+                team_close(&r->t);
+                return EXIT_USAGE;
+            }
+            r->selected[i] = 0;
+            left++;
+        }
+        if (left) printf("note: left out, as they need a GPU a rank:");
+        for (size_t i = 0; left && i < r->st->n_variants; i++)
+            if (r->st->variants[i].gpu_a_rank) printf(" %s", r->st->variants[i].name);
+        if (left) printf("\n");
     }
     for (int q = 0; q < r->t.count; q++) {
         if ((rc = device_open_id(&r->info[q], r->t.dev[q], err, sizeof err)) != 0) {
@@ -821,9 +852,12 @@ static void print_header(const team_run *r)
     for (int a = 0; a < t->count; a++)
         for (int b = 0; b < t->count; b++) all_peer &= t->peer[a][b];
     printf("%s: %s\n", r->st->dir, r->st->title);
+    if (team_shared(t))
+        printf("ranks: %d on %d GPU%s (rank r on GPU r mod %d)\n", t->count, t->gpus,
+               t->gpus == 1 ? "" : "s", t->gpus);
     printf(
         "GPUs: %d x %s (sm_%d%d, %d SMs, %zu MiB L2, %.0f GB/s theoretical)%s, CUDA runtime %d.%d",
-        t->count, d->name, d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes >> 20, d->peak_gbps,
+        t->gpus, d->name, d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes >> 20, d->peak_gbps,
         same ? "" : " and others (the CSV names GPU 0)", d->runtime_version / 1000,
         d->runtime_version % 1000 / 10);
     const char *lib = r->st->library ? r->st->library() : NULL;
@@ -833,6 +867,9 @@ static void print_header(const team_run *r)
         printf("one GPU: an all-reduce of one buffer is a copy; it runs as one, against a "
                "device-to-device "
                "copy (GB/s counts its read and its write)\n");
+    } else if (team_shared(t)) {
+        printf("ranks share GPUs: what they send each other %s; the times show the steps, "
+               "not the links\n", t->gpus == 1 ? "never leaves the GPU" : "partly stays on one");
     } else if (all_peer) {
         printf("peer access: every pair of GPUs; busbw = algbw x 2(G-1)/G, against the peer copy "
                "(every GPU to the next at once)\n");
@@ -852,8 +889,8 @@ int team_main(const team_stage *st, int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     const char *prog = argc > 0 ? argv[0] : st->dir;
     char err[512];
-    int gpus = 0;
-    if (take_gpus_flag(&argc, argv, &gpus, err, sizeof err) != 0) {
+    int gpus = 0, ranks = 0;
+    if (take_team_flags(&argc, argv, &gpus, &ranks, err, sizeof err) != 0) {
         fprintf(stderr, "error: %s\n", err);
         return EXIT_USAGE;
     }
@@ -906,7 +943,14 @@ int team_main(const team_stage *st, int argc, char **argv)
         }
         fclose(f);
     }
-    if ((rc = open_run(&r, gpus)) != 0) return rc;
+    if ((rc = open_run(&r, gpus, ranks)) != 0) return rc;
+    if (team_shared(&r.t) && o.csv) {
+        fprintf(stderr, "error: --csv: %d ranks share %d GPU%s, so their times are of steps, not "
+                "links; a CSV row would read as a run on %d GPUs (leave out --ranks or --csv)\n",
+                r.t.count, r.t.gpus, r.t.gpus == 1 ? "" : "s", r.t.count);
+        close_run(&r);
+        return EXIT_USAGE;
+    }
     print_header(&r);
 
     for (size_t i = 0; i < n_shapes; i++) { /* every shape must fit on every GPU */

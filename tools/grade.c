@@ -724,8 +724,8 @@ static int sanitizer_test(const grade_opts *o, const correct_rule *cr, const cha
                 add_cmd(c, &n, bin, "--check-only", "--op", known_ops[op], "--rows", rows, "--cols",
                         SAN_SOFT_COLS, NULL);
         for (int i = 0; i < n_ar && n < MAX_CMDS - 1; i++)
-            add_cmd(c, &n, bin, "--check-only", "--op", "allreduce", "--variant", ar[i], "-n",
-                    t == 1 ? SAN_RACE_AR_N : SAN_AR_N, NULL);
+            add_cmd(c, &n, bin, "--check-only", "--op", "allreduce", "--variant", ar[i],
+                    "--ranks", "3", "-n", t == 1 ? SAN_RACE_AR_N : SAN_AR_N, NULL);
         if (t == 0 && access(suite, X_OK) == 0)
             add_cmd(c, &n, "env", "GPU_TEST_QUICK=1", env, suite, NULL);
         for (int i = 0; i < n && ok; i++) {
@@ -775,8 +775,11 @@ static void grade_stage(const grade_opts *o, const thresholds_t *t, const char *
     cmd_t c[MAX_CMDS];
     add_cmd(c, &n, bin, "--check-only", NULL);
     if (HAS(OP_SUM)) add_cmd(c, &n, bin, "--check-only", "--op", "sum", "-n", CHECK_SUM_N, NULL);
-    if (HAS(OP_ALLREDUCE))
+    if (HAS(OP_ALLREDUCE)) { /* every GPU, then a team of 3 ranks (sharing GPUs if need be) */
         add_cmd(c, &n, bin, "--check-only", "--op", "allreduce", "-n", CHECK_SUM_N, NULL);
+        add_cmd(c, &n, bin, "--check-only", "--op", "allreduce", "--ranks", "3", "-n",
+                CHECK_SUM_N, NULL);
+    }
     if (HAS(OP_ROWSUM))
         add_cmd(c, &n, bin, "--check-only", "--op", "rowsum", "--rows", "7", "--cols",
                 CHECK_ROW_COLS, NULL);

@@ -31,10 +31,13 @@ runs_for() { # TOOL PROGRAM
         if [ "$1" = racecheck ]; then echo "--op sum -n 1,33,1025,65537"
         else echo "--op sum -n 1,33,1025,65537,1000003"; fi
     fi
-    # an all-reduce: each variant but nccl, at sizes that are no multiple of the GPUs or chunks
+    # an all-reduce: each variant but nccl, at sizes that are no multiple of the ranks or chunks,
+    # on every GPU and on 3 ranks (which share GPUs where there are fewer: the ring's steps)
     for v in $(echo "$list" | awk '$2 == "allreduce" && $1 != "nccl" {print $1}'); do
-        if [ "$1" = racecheck ]; then echo "--op allreduce --variant $v -n 1,33,1025"
-        else echo "--op allreduce --variant $v -n 1,33,1025,65537"; fi
+        for team in "" "--ranks 3 "; do
+            if [ "$1" = racecheck ]; then echo "--op allreduce --variant $v $team-n 1,33,1025"
+            else echo "--op allreduce --variant $v $team-n 1,33,1025,65537"; fi
+        done
     done
     if has rowsum; then
         echo "--op rowsum --rows 7 --cols 1,33,260,1025,5000"

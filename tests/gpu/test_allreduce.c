@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The gpu suite's tests of 08_all_reduce (registered by test_gpu.c as its own suite): every
- * multi-GPU variant on teams of 1, 2, 3, 4, 8 and all the local GPUs (those the machine has), at
- * sizes that divide by neither G nor 4 (n = 1 included); an exact integer input, then random
- * floats, launched twice in a row with the scratch zeroed once; every output of every GPU
- * poisoned with NaN first and a guard after it; buffers off 16-byte boundaries; the ring with its
- * chunks cut into slices. On a machine with one GPU every test runs on a team of one.
+ * multi-GPU variant on teams of 1, 2, 3 and 4 ranks, and of 8 and all the local GPUs where the
+ * machine has them, at sizes that divide by neither G nor 4 (n = 1 included); an exact integer
+ * input, then random floats, launched twice in a row with the scratch zeroed once; every output
+ * of every rank poisoned with NaN first and a guard after it; buffers off 16-byte boundaries;
+ * the ring with its chunks cut into slices. A team of more ranks than the machine has GPUs
+ * shares them (team_open), so that on one GPU the ring's every step is tested too; nccl, which
+ * needs a GPU a rank, runs only on teams that have one.
  *
  *   GPU_TEST_STAGES   runs these only when it names 08_all_reduce (or is unset)
- *   GPU_TEST_QUICK=1  small sizes and teams, and no nccl (the sanitizers run the suite so: NCCL's
- *                     kernels are not this repository's to sanitize)
+ *   GPU_TEST_QUICK=1  small sizes, teams of up to 3 ranks, and no nccl (the sanitizers run the
+ *                     suite so: NCCL's kernels are not this repository's to sanitize)
  */
 #include <CUnit/CUnit.h>
 #include <cuda_runtime_api.h>
@@ -59,14 +61,16 @@ static int gpu_count(void)
     return n < TEAM_MAX_GPUS ? n : TEAM_MAX_GPUS;
 }
 
-/* The team sizes to test: 1, 2, 3, 4, 8 and every GPU, those the machine has. */
+/* The team sizes (ranks) to test: 1 to 4 (3 in quick mode) whatever the GPUs, sharing them
+   where there are fewer; then 8 and every GPU, those the machine has. */
 static int team_sizes(int *out)
 {
     static const int want[] = {1, 2, 3, 4, 8};
     int count = gpu_count(), k = 0;
+    if (count == 0) return 0;
     for (size_t i = 0; i < ARRAY_LEN(want); i++)
-        if (want[i] <= count && (!quick() || want[i] <= 2)) out[k++] = want[i];
-    if (count > 0 && (k == 0 || out[k - 1] != count)) out[k++] = count;
+        if (want[i] <= (quick() ? 3 : 4) || (!quick() && want[i] <= count)) out[k++] = want[i];
+    if (!quick() && out[k - 1] < count) out[k++] = count;
     return k;
 }
 
@@ -79,17 +83,18 @@ typedef struct {
     size_t in_len[TEAM_MAX_GPUS], out_len[TEAM_MAX_GPUS];
 } fixture;
 
-static int open_team(fixture *f, int gpus)
+/* A team of `ranks` ranks, on as many GPUs as there are, up to one a rank */
+static int open_team(fixture *f, int ranks)
 {
     char err[512];
     memset(f, 0, sizeof *f);
-    if (team_open(&f->t, gpus, err, sizeof err) != 0) {
-        FAIL_AR("team_open(%d): %s", gpus, err);
+    if (team_open(&f->t, 0, ranks, err, sizeof err) != 0) {
+        FAIL_AR("team_open(ranks %d): %s", ranks, err);
         return -1;
     }
     cudaError_t e = team_08_all_reduce.open(&f->t);
     if (e != cudaSuccess) {
-        FAIL_AR("opening 08_all_reduce on %d GPUs: %s", gpus, cudaGetErrorString(e));
+        FAIL_AR("opening 08_all_reduce with %d ranks: %s", ranks, cudaGetErrorString(e));
         team_close(&f->t);
         return -1;
     }
@@ -136,7 +141,7 @@ static int alloc_buffers(fixture *f, const team_variant *v, size_t n, size_t off
     }
     cudaSetDevice(f->t.dev[0]);
     if (!ok) {
-        FAIL_AR("cannot allocate %s's buffers at n=%zu on %d GPUs", v->name, n, g);
+        FAIL_AR("cannot allocate %s's buffers at n=%zu for %d ranks", v->name, n, g);
         free_buffers(f);
     }
     return ok ? 0 : -1;
@@ -180,7 +185,7 @@ static int launch_and_check(fixture *f, const team_variant *v, size_t n, int set
     if (e == cudaSuccess) e = team_sync(t);
     if (e != cudaSuccess) {
         const char *detail = team_08_all_reduce.last_error();
-        FAIL_AR("08_all_reduce/%s n=%zu on %d GPUs (%s): CUDA %s%s%s", v->name, n, g, what,
+        FAIL_AR("08_all_reduce/%s n=%zu, %d ranks (%s): CUDA %s%s%s", v->name, n, g, what,
                 cudaGetErrorString(e), *detail ? ": " : "", detail);
         bad = 1;
     }
@@ -205,7 +210,7 @@ static int launch_and_check(fixture *f, const team_variant *v, size_t n, int set
         if (!c.ok) {
             char msg[256];
             format_check_failure(&c, msg, sizeof msg);
-            FAIL_AR("08_all_reduce/%s n=%zu on %d GPUs (%s, %s input): GPU %d: %s", v->name, n, g,
+            FAIL_AR("08_all_reduce/%s n=%zu, %d ranks (%s, %s input): rank %d: %s", v->name, n, g,
                     what, team_set_name(set), r, msg);
             bad = 1;
         }
@@ -217,7 +222,10 @@ static int launch_and_check(fixture *f, const team_variant *v, size_t n, int set
     return bad ? -1 : 0;
 }
 
-static int skip_variant(const team_variant *v) { return quick() && strcmp(v->name, "nccl") == 0; }
+static int skip_variant(const gpu_team *t, const team_variant *v)
+{
+    return (quick() && strcmp(v->name, "nccl") == 0) || (v->gpu_a_rank && team_shared(t));
+}
 
 /* Every variant of op at each size on each team: both inputs, one after the other on the same
    scratch (zeroed once: a ticket left set shows on the second), at `offset` floats. */
@@ -231,7 +239,7 @@ static void for_teams(op_kind op, const size_t *sizes, size_t n_sizes, size_t of
         if (open_team(&f, teams[k]) != 0) return;
         for (size_t i = 0; i < team_08_all_reduce.n_variants; i++) {
             const team_variant *v = &team_08_all_reduce.variants[i];
-            if (v->op != op || skip_variant(v)) continue;
+            if (v->op != op || skip_variant(&f.t, v)) continue;
             for (size_t j = 0; j < n_sizes; j++) {
                 if (alloc_buffers(&f, v, sizes[j], offset) != 0) continue;
                 if (launch_and_check(&f, v, sizes[j], TEAM_SET_INTS, what) == 0)
@@ -243,7 +251,8 @@ static void for_teams(op_kind op, const size_t *sizes, size_t n_sizes, size_t of
         close_team(&f);
     }
     if (quick()) printf("(nccl left out under GPU_TEST_QUICK) ");
-    printf("(%zu cases on teams up to %d GPUs) ", cases, n_teams ? teams[n_teams - 1] : 0);
+    printf("(%zu cases on teams up to %d ranks, %d GPU%s) ", cases,
+           n_teams ? teams[n_teams - 1] : 0, gpu_count(), gpu_count() == 1 ? "" : "s");
     CU_ASSERT(cases > 0);
 }
 
@@ -270,12 +279,13 @@ static void test_every_variant_handles_buffers_off_16_byte_boundaries(void)
     for_teams(OP_SUM, sizes, ARRAY_LEN(sizes), 3, "offset by 3 floats");
 }
 
-/* The ring cuts a chunk of at least 64 MiB into slices: 2^25 + 5 floats on 2 GPUs (2 slices). */
+/* The ring cuts a chunk of at least 64 MiB into slices: 2^25 + 5 floats on 2 ranks (2 slices;
+   on one GPU the two ranks share it). */
 static void test_the_ring_is_right_when_its_chunks_are_cut_into_slices(void)
 {
     if (!selected()) return;
-    if (quick() || gpu_count() < 2) {
-        printf("(needs 2 GPUs and no GPU_TEST_QUICK) ");
+    if (quick()) {
+        printf("(not under GPU_TEST_QUICK) ");
         return;
     }
     const team_variant *ring = NULL;
@@ -294,7 +304,7 @@ static void test_the_ring_is_right_when_its_chunks_are_cut_into_slices(void)
 }
 
 CU_TestInfo allreduce_tests[] = {
-    {"every all-reduce variant is exact on every GPU at awkward sizes (teams of 1 .. all GPUs)",
+    {"every all-reduce variant is exact on every rank at awkward sizes (teams of 1 .. 4 ranks and all GPUs)",
      test_every_all_reduce_variant_is_exact_on_every_gpu_at_awkward_sizes},
     {"sharded_sum is exact with parts of every length, empty ones included",
      test_sharded_sum_is_exact_with_parts_of_every_length},

@@ -999,15 +999,17 @@ static void test_the_grader_checks_an_all_reduce_and_never_sanitizes_nccl(void)
     char *json = read_all(path, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(json);
     CU_ASSERT_PTR_NOT_NULL(strstr(json, "--check-only --op allreduce -n 1,2,31,33,1023,1025"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "--check-only --op allreduce --ranks 3 -n 1,2,31,33"));
     CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"score\": 15.00,")); /* 13 + the ring's 2 */
     free(json);
     snprintf(path, sizeof path, "%s/sanitizer.calls", dir);
     char *calls = read_all(path, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(calls);
+    /* on 3 ranks, which share the GPUs of a grader with fewer: the ring's steps on one GPU */
     CU_ASSERT_PTR_NOT_NULL(strstr(calls, "memcheck - build/08_ar --check-only --op allreduce "
-                                         "--variant ring -n 1,33,1025,65537\n"));
+                                         "--variant ring --ranks 3 -n 1,33,1025,65537\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(calls, "racecheck - build/08_ar --check-only --op allreduce "
-                                         "--variant ring -n 1,33,1025\n"));
+                                         "--variant ring --ranks 3 -n 1,33,1025\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(calls, "--op sum -n 1,33,1025,65537,"));
     CU_ASSERT_PTR_NULL(strstr(calls, "nccl"));
     free(calls);

@@ -42,6 +42,8 @@ static void test_parts_cover_the_array_in_order_on_16_byte_boundaries(void)
     CU_ASSERT_EQUAL(part_begin(1, 3, 1000003), 333332);
 }
 
+static int ranks;
+
 static int take(const char *line, int *gpus, int *argc_out, char **argv)
 {
     static char buf[256];
@@ -52,17 +54,18 @@ static int take(const char *line, int *gpus, int *argc_out, char **argv)
     for (char *tok = strtok(buf, " "); tok && argc < 15; tok = strtok(NULL, " "))
         argv[argc++] = tok;
     argv[argc] = NULL;
-    int rc = take_gpus_flag(&argc, argv, gpus, err, sizeof err);
+    int rc = take_team_flags(&argc, argv, gpus, &ranks, err, sizeof err);
     *argc_out = argc;
     return rc;
 }
 
-static void test_gpus_flag_is_taken_out_of_argv_and_validated(void)
+static void test_team_flags_are_taken_out_of_argv_and_validated(void)
 {
     char *argv[16];
     int gpus = -1, argc = 0;
     CU_ASSERT_EQUAL(take("-n 5 --gpus 2 --check-only", &gpus, &argc, argv), 0);
     CU_ASSERT_EQUAL(gpus, 2);
+    CU_ASSERT_EQUAL(ranks, 0);
     CU_ASSERT_EQUAL(argc, 4);
     CU_ASSERT_STRING_EQUAL(argv[1], "-n");
     CU_ASSERT_STRING_EQUAL(argv[3], "--check-only");
@@ -70,11 +73,24 @@ static void test_gpus_flag_is_taken_out_of_argv_and_validated(void)
     CU_ASSERT_EQUAL(take("--gpus=16", &gpus, &argc, argv), 0);
     CU_ASSERT_EQUAL(gpus, 16);
     CU_ASSERT_EQUAL(argc, 1);
+    CU_ASSERT_EQUAL(take("--ranks 3 -n 5 --gpus=1", &gpus, &argc, argv), 0);
+    CU_ASSERT_EQUAL(gpus, 1);
+    CU_ASSERT_EQUAL(ranks, 3);
+    CU_ASSERT_EQUAL(argc, 3);
+    CU_ASSERT_STRING_EQUAL(argv[1], "-n");
+    CU_ASSERT_EQUAL(take("--ranks=4", &gpus, &argc, argv), 0);
+    CU_ASSERT_EQUAL(gpus, 0);
+    CU_ASSERT_EQUAL(ranks, 4);
     CU_ASSERT_EQUAL(take("-n 5", &gpus, &argc, argv), 0);
     CU_ASSERT_EQUAL(gpus, 0);
+    CU_ASSERT_EQUAL(ranks, 0);
     CU_ASSERT_EQUAL(argc, 3);
-    const char *bad[] = {"--gpus 0", "--gpus 17", "--gpus x", "--gpus -1",
-                         "--gpus",   "--gpus=",   "--gpus 2x"};
+    /* --ranksx is no --ranks: left for parse_options to refuse */
+    CU_ASSERT_EQUAL(take("--ranksx 2", &gpus, &argc, argv), 0);
+    CU_ASSERT_EQUAL(argc, 3);
+    const char *bad[] = {"--gpus 0", "--gpus 17", "--gpus x", "--gpus -1",  "--gpus",
+                         "--gpus=", "--gpus 2x", "--ranks 0", "--ranks 17", "--ranks",
+                         "--ranks=", "--ranks= 2"};
     for (size_t i = 0; i < ARRAY_LEN(bad); i++)
         CU_ASSERT_EQUAL(take(bad[i], &gpus, &argc, argv), EXIT_USAGE);
 }
@@ -261,8 +277,8 @@ static void test_the_all_reduce_program_keeps_the_exit_codes(void)
 CU_TestInfo multi_gpu_tests[] = {
     {"parts cover the array in order on 16-byte boundaries",
      test_parts_cover_the_array_in_order_on_16_byte_boundaries},
-    {"--gpus is taken out of argv and validated",
-     test_gpus_flag_is_taken_out_of_argv_and_validated},
+    {"--gpus and --ranks are taken out of argv and validated",
+     test_team_flags_are_taken_out_of_argv_and_validated},
     {"bus bytes follow nccl-tests (2(G-1)/G; a copy on one GPU)", test_bus_bytes_follow_nccl_tests},
     {"the check rejects a rank left out or added twice at any element",
      test_the_check_rejects_a_rank_left_out_or_added_twice_at_any_element},

@@ -22,8 +22,6 @@
 #                 (optional; without it any correctness test will do)
 #   Grade-flags:  flags for build/grader while this mutant is graded, e.g. short time limits
 #                 for a kernel that never returns (optional)
-#   GPUs:         the fewest GPUs on which the mistake shows (optional, default 1): with fewer
-#                 visible, the mutant is listed as skipped and graded not at all
 # A MUTANT argument is NN_stage/NAME or NN_stage (all of its mutants); default: every one.
 #
 # A mutant is caught when its grading finished, at least one correctness test of its stage
@@ -42,15 +40,6 @@ MUTANT_JOBS=${MUTANT_JOBS:-4}
 ARCH=${ARCH:-sm_90}
 here=tests/mutants
 tests_known="suite check run sanitizers"
-
-# visible_gpus: the GPUs a CUDA program here would see (CUDA_VISIBLE_DEVICES, else nvidia-smi)
-visible_gpus() {
-    if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
-        echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .
-    else
-        nvidia-smi -L 2>/dev/null | grep -c '^GPU'
-    fi
-}
 
 usage() {
     echo "usage: sh tests/mutants/run.sh [--check [--no-compile]] [MUTANT...] | --report DIR" >&2
@@ -117,12 +106,6 @@ report() {
     : >"$dir/table.tmp"
     status=0
     while read -r name stage expect group; do
-        case $group in
-        skip:*)
-            printf '%s\t%s\t-\t-\tskipped (needs %s GPUs)\n' "$name" "$stage" "${group#skip:}" \
-                >>"$dir/table.tmp"
-            continue ;;
-        esac
         json=$dir/graded/$group/$name/results.json
         line=$(awk -v stage="$stage" -v name="$name" -v expect="$expect" -v json="$json" '
             function short(label) {
@@ -181,7 +164,7 @@ report() {
             }')
         printf '%s\n' "$line" >>"$dir/table.tmp"
         case "$line" in
-        *"	caught" | *"	full marks" | *"	skipped "*) ;;
+        *"	caught" | *"	full marks") ;;
         *) status=1 ;;
         esac
     done <"$dir/list"
@@ -234,10 +217,6 @@ check() {
                 esac
             done
         fi
-        case $(header GPUs "$p") in
-        "" | [1-9] | [1-9][0-9]) ;;
-        *) [ -z "$why" ] && why="GPUs: '$(header GPUs "$p")' is no count of GPUs" ;;
-        esac
         files=$(patched_files "$p")
         [ -z "$why" ] && [ -z "$files" ] && why="no diff (no +++ b/ line)"
         if [ -z "$why" ]; then
@@ -321,15 +300,8 @@ grade_all() {
 
     # one submission a mutant: its stage's patched solution files
     : >"$w/list"
-    gpus=$(visible_gpus)
     for p in $patches; do
         s=$(stage_of "$p") n=$(name_of "$p")
-        need=$(header GPUs "$p")
-        if [ "${need:-1}" -gt "$gpus" ]; then
-            echo "run.sh: $s/$n needs $need GPUs, $gpus visible: skipped"
-            echo "$n $s - skip:$need" >>"$w/list"
-            continue
-        fi
         flags=$(header Grade-flags "$p")
         group=$s
         [ -n "$flags" ] && group=$s-$n # alone, with its own flags
@@ -356,7 +328,7 @@ grade_all() {
     done
 
     n_groups=$(find "$w/groups" -name '*.sh' | wc -l | tr -d ' ')
-    echo "run.sh: grading $(grep -v '^solutions ' "$w/list" | grep -vc ' skip:') mutants in $n_groups batches," \
+    echo "run.sh: grading $(grep -vc '^solutions ' "$w/list") mutants in $n_groups batches," \
          "$MUTANT_JOBS at a time (logs: $w/graded/*.log)"
     find "$w/groups" -name '*.sh' | LC_ALL=C sort | xargs -P "$MUTANT_JOBS" -n 1 sh
     t1=$(date +%s)
@@ -369,12 +341,10 @@ grade_all() {
     rc=$?
     caught=$(awk 'NR > 1 && $1 != "solutions" && $NF == "caught"' "$w/table.txt" | wc -l |
         tr -d ' ')
-    total=$(grep -v '^solutions ' "$w/list" | grep -vc ' skip:')
-    skipped=$(grep -c ' skip:' "$w/list")
+    total=$(grep -vc '^solutions ' "$w/list")
     full=$(awk 'NR > 1 && $1 == "solutions" && / full marks$/' "$w/table.txt" | wc -l | tr -d ' ')
     echo
-    echo "run.sh: $caught of $total mutants caught$([ "$skipped" -gt 0 ] &&
-        echo " ($skipped skipped: too few GPUs)"); $full of" \
+    echo "run.sh: $caught of $total mutants caught; $full of" \
          "$(echo "$stages" | wc -w | tr -d ' ') solution stages at full marks;" \
          "$((t2 - t0)) s in all (the solutions $((t2 - t1)) s); table in $w/table.txt"
     return $rc
