@@ -135,6 +135,7 @@ typedef struct {
     gpu_team t;
     device_info info[TEAM_MAX_GPUS];
     int selected[64];
+    int left_out; /* variants the shared team left out (they need a GPU a rank) */
     int exit_code;
     cudaEvent_t fork, join[TEAM_MAX_GPUS]; /* fork on rank 0, join[r] on rank r */
     /* the L2 flush of every GPU */
@@ -285,7 +286,7 @@ static void time_or_die(team_run *r, rep_fn fn, void *ctx, const char *what, con
 
 static void table_header_team(void)
 {
-    printf("%-20s %-9s %4s %-14s %10s %10s %9s %9s %6s  %s\n", "variant", "op", "GPUs", "shape",
+    printf("%-20s %-9s %5s %-14s %10s %10s %9s %9s %6s  %s\n", "variant", "op", "ranks", "shape",
            "median_us", "min_us", "GB/s", "busbw", "%ceil", "check");
 }
 
@@ -299,7 +300,7 @@ static void table_row_team(const result_row *row)
     else
         snprintf(name, sizeof name, "%s", row->variant);
     if (!row->timed) {
-        printf("%-20s %-9s %4zu %-14s %10s %10s %9s %9s %6s  %s (max |err| %.3g)\n", name,
+        printf("%-20s %-9s %5zu %-14s %10s %10s %9s %9s %6s  %s (max |err| %.3g)\n", name,
                op_name(row->op), row->rows, shape, "-", "-", "-", "-", "-", row->ok ? "ok" : "FAIL",
                row->max_err);
         return;
@@ -309,7 +310,7 @@ static void table_row_team(const result_row *row)
         snprintf(busbw, sizeof busbw, "%.1f", row->gbps);
         gbps = gbps_of(row->cols * sizeof(float), row->median_us);
     }
-    printf("%-20s %-9s %4zu %-14s %10.2f %10.2f %9.1f %9s %6.1f  %s\n", name, op_name(row->op),
+    printf("%-20s %-9s %5zu %-14s %10.2f %10.2f %9.1f %9s %6.1f  %s\n", name, op_name(row->op),
            row->rows, shape, row->median_us, row->min_us, gbps, busbw, row->pct_of_ceiling,
            row->ok ? "ok" : "FAIL");
 }
@@ -722,7 +723,8 @@ static void run_shape(team_run *r, const shape_t *sh, int last_allreduce)
         emit(r, &row);
         if (vd[i].failed) report_failure(r, v, sh->n, &vd[i]);
     }
-    if (last_allreduce && !sum && !r->o->check_only && t->count > 1) peer_table(r, sh->n);
+    if (last_allreduce && !sum && !r->o->check_only && t->count > 1 && !team_shared(t))
+        peer_table(r, sh->n);
     pinned_free(h_buf);
     pinned_free(h_out);
     free(ref);
@@ -800,10 +802,7 @@ static int open_run(team_run *r, int gpus, int ranks)
             r->selected[i] = 0;
             left++;
         }
-        if (left) printf("note: left out, as they need a GPU a rank:");
-        for (size_t i = 0; left && i < r->st->n_variants; i++)
-            if (r->st->variants[i].gpu_a_rank) printf(" %s", r->st->variants[i].name);
-        if (left) printf("\n");
+        r->left_out = left;
     }
     for (int q = 0; q < r->t.count; q++) {
         if ((rc = device_open_id(&r->info[q], r->t.dev[q], err, sizeof err)) != 0) {
@@ -870,6 +869,10 @@ static void print_header(const team_run *r)
     } else if (team_shared(t)) {
         printf("ranks share GPUs: what they send each other %s; the times show the steps, "
                "not the links\n", t->gpus == 1 ? "never leaves the GPU" : "partly stays on one");
+        if (r->left_out) printf("note: left out, as they need a GPU a rank:");
+        for (size_t i = 0; r->left_out && i < r->st->n_variants; i++)
+            if (r->st->variants[i].gpu_a_rank) printf(" %s", r->st->variants[i].name);
+        if (r->left_out) printf("\n");
     } else if (all_peer) {
         printf("peer access: every pair of GPUs; busbw = algbw x 2(G-1)/G, against the peer copy "
                "(every GPU to the next at once)\n");
