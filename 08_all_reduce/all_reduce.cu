@@ -300,9 +300,9 @@ static cudaError_t launch_gather_broadcast(const gpu_team *t, const float *const
 }
 
 // One step of rank q on floats [b, b + len) of the chunk it handles at this step (launch_ring).
-// Reduce-scatter (step < G): q sends its input at step 0, later its input plus the partial sum
-// that rank q - 1 left in d_out[q]; at step G-1 that sum is final and q keeps it too. All-gather
-// (step >= G): q forwards the finished chunk that arrived at the step before.
+// Steps 0 .. G-1 add: q sends its input at step 0, later its input plus the partial sum that
+// rank q - 1 left in d_out[q], into d_out[q + 1]; at step G-1 (the first of the all-gather) that
+// sum is the total and q keeps it too. Steps G .. 2G-3: q forwards the total that arrived.
 static cudaError_t ring_step(const gpu_team *t, int q, int step, const float *const *d_in,
                              float *const *d_out, size_t b, size_t len)
 {
@@ -333,8 +333,8 @@ static cudaError_t ring_step(const gpu_team *t, int q, int step, const float *co
 //        its input. All-gather, steps G-1 .. 2G-3: at G-1 rank q adds the last input, keeps the
 //        total of chunk q + 1 and sends it on; the totals travel on around the ring. Each chunk
 //        is cut into up to 4 slices, and rank q + 1 starts a slice as soon as rank q has sent
-//        it (the pipeline; exercise 08.2 measures that on these links it buys nothing: every
-//        GPU is busy at every step already, and each slice adds a few us).
+//        it (the pipeline; exercise 08.2 asks what that buys when every GPU is busy at every
+//        step already, and each slice costs a launch and an event).
 // Fixes: gather_broadcast's bottleneck: every GPU sends 2(G-1)/G n floats over its own link, so
 //        the time grows from 4n / (link bandwidth) at G = 2 towards 2 x 4n / (link bandwidth).
 // Cost:  2(G-1) steps, each a launch or a copy on every GPU and an event between neighbours,
