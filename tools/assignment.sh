@@ -30,6 +30,7 @@ for s in $stages; do
 done
 
 fail() { rm -rf "$tmp" "$list"; exit "$1"; }
+mkdir -p "$build" || exit 1 # a fresh clone has no build folder yet
 
 # the file list
 top=""

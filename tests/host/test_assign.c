@@ -178,7 +178,7 @@ static int make_tree(char *dir, size_t cap, const char *stage_one_cu)
     char path[1024], cmd[4096];
     snprintf(dir, cap, "/tmp/reduce-assign-XXXXXX");
     if (!mkdtemp(dir)) return -1;
-    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p 01_one 02_two tools build && "
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir -p 01_one 02_two tools && " /* no build/: a fresh clone */
              "cp '%s'/tools/assignment.sh '%s'/tools/cut_solutions.awk "
              "'%s'/tools/solution_only.txt tools/",
              dir, getcwd(path, sizeof path), path, path);
