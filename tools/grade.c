@@ -802,10 +802,17 @@ static void grade_stage(const grade_opts *o, const thresholds_t *t, const char *
     char *csv_text = NULL;
     csv_hit h;
     const char *run_cmd_[] = {bin, "--csv", csv, NULL};
+    /* an all-reduce is checked at the standard size on 3 ranks first: on a grader with one GPU
+       the timed run is a one-rank all-reduce, a copy that no student code makes */
+    const char *team_cmd[] = {bin, "--check-only", "--op", "allreduce", "--ranks", "3", NULL};
+    char team_log[600];
+    snprintf(team_log, sizeof team_log, "%s/logs/%s_run_3_ranks.log", o->out, stage);
     snprintf(log, sizeof log, "%s/logs/%s_run.log", o->out, stage);
     remove(csv);
     if (!(ok = built))
         not_built(&C, o, bin);
+    else if (HAS(OP_ALLREDUCE) && !run_step(&C, team_cmd, team_log, o->t_run))
+        ok = 0; /* run_step said why */
     else if ((ok = run_step(&C, run_cmd_, log, o->t_run)) &&
              (!(csv_text = res_read_all(csv)) ||
               csv_find(csv_text, stage, NULL, NULL, NULL, &h) < 0 || h.rows == 0)) {

@@ -3,8 +3,9 @@
  * multi-GPU variant on teams of 1, 2, 3 and 4 ranks, and of 8 and all the local GPUs where the
  * machine has them, at sizes that divide by neither G nor 4 (n = 1 included); an exact integer
  * input, then random floats, launched twice in a row with the scratch zeroed once; every output
- * of every rank poisoned with NaN first and a guard after it; buffers off 16-byte boundaries;
- * the ring with its chunks cut into slices. A team of more ranks than the machine has GPUs
+ * of every rank poisoned with NaN first and a guard after it; every team again as if no pair
+ * had peer access (the ring's add-then-copy path); buffers off 16-byte boundaries; the ring
+ * with its chunks cut into slices. A team of more ranks than the machine has GPUs
  * shares them (team_open), so that on one GPU the ring's every step is tested too; nccl, which
  * needs a GPU a rank, runs only on teams that have one.
  *
@@ -228,24 +229,32 @@ static int skip_variant(const gpu_team *t, const team_variant *v)
 }
 
 /* Every variant of op at each size on each team: both inputs, one after the other on the same
-   scratch (zeroed once: a ticket left set shows on the second), at `offset` floats. */
+   scratch (zeroed once: a ticket left set shows on the second), at `offset` floats. With
+   no_peer, each team of 2 ranks or more runs a second time as if no pair had peer access, so
+   that the ring's other path (add in place, then a copy) is tested on any machine. */
 static void for_teams(op_kind op, const size_t *sizes, size_t n_sizes, size_t offset,
-                      const char *what)
+                      const char *what, int no_peer)
 {
     int teams[8], n_teams = team_sizes(teams);
     size_t cases = 0;
+    char label[96];
     for (int k = 0; k < n_teams; k++) {
         fixture f;
         if (open_team(&f, teams[k]) != 0) return;
-        for (size_t i = 0; i < team_08_all_reduce.n_variants; i++) {
-            const team_variant *v = &team_08_all_reduce.variants[i];
-            if (v->op != op || skip_variant(&f.t, v)) continue;
-            for (size_t j = 0; j < n_sizes; j++) {
-                if (alloc_buffers(&f, v, sizes[j], offset) != 0) continue;
-                if (launch_and_check(&f, v, sizes[j], TEAM_SET_INTS, what) == 0)
-                    launch_and_check(&f, v, sizes[j], TEAM_SET_RANDOM, what);
-                free_buffers(&f);
-                cases++;
+        for (int pass = 0; pass < (no_peer && teams[k] > 1 ? 2 : 1); pass++) {
+            snprintf(label, sizeof label, "%s%s", what, pass ? ", no peer access" : "");
+            for (int a = 0; pass && a < f.t.count; a++)
+                for (int b = 0; b < f.t.count; b++) f.t.peer[a][b] = a == b;
+            for (size_t i = 0; i < team_08_all_reduce.n_variants; i++) {
+                const team_variant *v = &team_08_all_reduce.variants[i];
+                if (v->op != op || skip_variant(&f.t, v)) continue;
+                for (size_t j = 0; j < n_sizes; j++) {
+                    if (alloc_buffers(&f, v, sizes[j], offset) != 0) continue;
+                    if (launch_and_check(&f, v, sizes[j], TEAM_SET_INTS, label) == 0)
+                        launch_and_check(&f, v, sizes[j], TEAM_SET_RANDOM, label);
+                    free_buffers(&f);
+                    cases++;
+                }
             }
         }
         close_team(&f);
@@ -262,21 +271,21 @@ static const size_t awkward[] = {1,      2, 3, 5, 7, 31, 33, 1023, 1025, 4099, 6
 static void test_every_all_reduce_variant_is_exact_on_every_gpu_at_awkward_sizes(void)
 {
     if (!selected()) return;
-    for_teams(OP_ALLREDUCE, awkward, quick() ? 11 : ARRAY_LEN(awkward), 0, "aligned");
+    for_teams(OP_ALLREDUCE, awkward, quick() ? 11 : ARRAY_LEN(awkward), 0, "aligned", 1);
 }
 
 static void test_sharded_sum_is_exact_with_parts_of_every_length(void)
 {
     if (!selected()) return;
-    for_teams(OP_SUM, awkward, quick() ? 11 : ARRAY_LEN(awkward), 0, "aligned");
+    for_teams(OP_SUM, awkward, quick() ? 11 : ARRAY_LEN(awkward), 0, "aligned", 0);
 }
 
 static void test_every_variant_handles_buffers_off_16_byte_boundaries(void)
 {
     static const size_t sizes[] = {1, 33, 1025, 65537};
     if (!selected()) return;
-    for_teams(OP_ALLREDUCE, sizes, ARRAY_LEN(sizes), 1, "offset by 1 float");
-    for_teams(OP_SUM, sizes, ARRAY_LEN(sizes), 3, "offset by 3 floats");
+    for_teams(OP_ALLREDUCE, sizes, ARRAY_LEN(sizes), 1, "offset by 1 float", 0);
+    for_teams(OP_SUM, sizes, ARRAY_LEN(sizes), 3, "offset by 3 floats", 0);
 }
 
 /* The ring cuts a chunk of at least 64 MiB into slices: 2^25 + 5 floats on 2 ranks (2 slices;
@@ -304,7 +313,7 @@ static void test_the_ring_is_right_when_its_chunks_are_cut_into_slices(void)
 }
 
 CU_TestInfo allreduce_tests[] = {
-    {"every all-reduce variant is exact on every rank at awkward sizes (teams of 1 .. 4 ranks and all GPUs)",
+    {"every all-reduce variant is exact on every rank at awkward sizes (teams of 1 .. 4 ranks and all GPUs, with and without peer access)",
      test_every_all_reduce_variant_is_exact_on_every_gpu_at_awkward_sizes},
     {"sharded_sum is exact with parts of every length, empty ones included",
      test_sharded_sum_is_exact_with_parts_of_every_length},
