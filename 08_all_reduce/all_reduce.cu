@@ -409,10 +409,12 @@ static cudaError_t launch_nccl(const gpu_team *t, const float *const *d_in, floa
 
 static const char *library()
 {
-    static char text[64];
+    static char text[96];
     int v = 0;
     if (ncclGetVersion(&v) != ncclSuccess) return "NCCL (version unknown)";
-    snprintf(text, sizeof text, "NCCL %d.%d.%d", v / 10000, v % 10000 / 100, v % 100);
+    const char *nvls = getenv("NCCL_NVLS_ENABLE"); // 0: no reduction in the NVLink switch
+    snprintf(text, sizeof text, "NCCL %d.%d.%d%s", v / 10000, v % 10000 / 100, v % 100,
+             nvls && strcmp(nvls, "0") == 0 ? " (NVLink SHARP off: NCCL_NVLS_ENABLE=0)" : "");
     return text;
 }
 #endif
