@@ -89,3 +89,23 @@ size_t device_free_bytes(void)
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return 0;
     return free_b;
 }
+
+void *pinned_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaMallocHost(&p, bytes ? bytes : 1) == cudaSuccess) return p;
+    (void)cudaGetLastError();
+    return xmalloc(bytes);
+}
+
+void pinned_free(void *p)
+{
+    unsigned int flags = 0;
+    if (!p) return;
+    if (cudaHostGetFlags(&flags, p) == cudaSuccess)
+        cudaFreeHost(p);
+    else {
+        (void)cudaGetLastError();
+        free(p);
+    }
+}

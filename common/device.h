@@ -28,4 +28,10 @@ int device_open_id(device_info *d, int id, char *err, size_t err_len);
 /* Free device memory in bytes (cudaMemGetInfo); 0 if the query fails. */
 size_t device_free_bytes(void);
 
+/* Page-locked host memory, so that copies run at full speed instead of through a bounce
+   buffer; plain memory (xmalloc: exits when even that fails) where it cannot be had. */
+void *pinned_alloc(size_t bytes);
+/* Frees what pinned_alloc returned, either kind; NULL is fine. */
+void pinned_free(void *p);
+
 #endif /* DEVICE_H */

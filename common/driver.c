@@ -151,27 +151,6 @@ typedef struct {
     uint16_t *h_out16;   /* one 2-byte output, as read back */
 } host_data;
 
-/* Page-locked host memory: copies run at full PCIe speed instead of being
-   staged through a bounce buffer. Falls back to malloc where it cannot. */
-static void *pinned_alloc(size_t bytes)
-{
-    void *p = NULL;
-    if (cudaMallocHost(&p, bytes ? bytes : 1) == cudaSuccess) return p;
-    (void)cudaGetLastError();
-    return xmalloc(bytes);
-}
-
-static void pinned_free(void *p)
-{
-    if (!p) return;
-    unsigned int flags = 0;
-    if (cudaHostGetFlags(&flags, p) == cudaSuccess) cudaFreeHost(p);
-    else {
-        (void)cudaGetLastError();
-        free(p);
-    }
-}
-
 static void host_free(host_data *h)
 {
     for (int k = 0; k < N_SETS; k++) {

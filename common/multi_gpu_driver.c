@@ -159,27 +159,6 @@ static void die_cuda(cudaError_t e, const char *what)
     exit(EXIT_CUDA);
 }
 
-/* Page-locked host memory (full-speed copies), or plain memory where it cannot be had. */
-static void *pinned_alloc(size_t bytes)
-{
-    void *p = NULL;
-    if (cudaMallocHost(&p, bytes ? bytes : 1) == cudaSuccess) return p;
-    (void)cudaGetLastError();
-    return xmalloc(bytes);
-}
-
-static void pinned_free(void *p)
-{
-    unsigned int flags = 0;
-    if (!p) return;
-    if (cudaHostGetFlags(&flags, p) == cudaSuccess)
-        cudaFreeHost(p);
-    else {
-        (void)cudaGetLastError();
-        free(p);
-    }
-}
-
 /* Every rank's stream waits for what rank 0's stream holds so far. */
 static cudaError_t fork_all(team_run *r)
 {
