@@ -28,18 +28,24 @@ void *xmalloc(size_t bytes)
     return p;
 }
 
+int device_count(int *count, char *err, size_t err_len)
+{
+    *count = 0;
+    cudaError_t e = cudaGetDeviceCount(count);
+    if (e == cudaSuccess && *count > 0) return 0;
+    snprintf(err, err_len,
+             "no CUDA device (%s): run on a machine with an NVIDIA GPU and driver; "
+             "`--list` and `make test`'s host suite need none",
+             e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices");
+    *count = 0;
+    return EXIT_CUDA;
+}
+
 int device_open(device_info *d, char *err, size_t err_len)
 {
     memset(d, 0, sizeof *d);
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-        snprintf(err, err_len,
-                 "no CUDA device (%s): run on a machine with an NVIDIA GPU and driver; "
-                 "`--list` and `make test`'s host suite need none",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices");
-        return EXIT_CUDA;
-    }
+    int count = 0, rc = device_count(&count, err, err_len);
+    if (rc) return rc;
     int id = 0;
     if (getenv("CUDA_DEVICE")) id = atoi(getenv("CUDA_DEVICE"));
     if (id < 0 || id >= count) id = 0;

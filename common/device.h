@@ -17,6 +17,10 @@ typedef struct {
     double peak_gbps;        /* theoretical: 2 x memory clock x bus width; reported, never the ceiling */
 } device_info;
 
+/* The number of CUDA devices into *count. Returns 0 when there is one at least, else EXIT_CUDA
+   (3) with a one-line reason and what to do in err (no device, no driver). */
+int device_count(int *count, char *err, size_t err_len);
+
 /* Opens device 0 and fills *d. Returns 0, or EXIT_CUDA (3) with a one-line
    reason and what to do in err: no device, no driver, or a CUDA error. */
 int device_open(device_info *d, char *err, size_t err_len);

@@ -40,15 +40,9 @@
 int team_open(gpu_team *t, int gpus, int ranks, char *err, size_t err_len)
 {
     memset(t, 0, sizeof *t);
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-        snprintf(err, err_len,
-                 "no CUDA device (%s): run on a machine with an NVIDIA GPU and driver; "
-                 "`--list` and `make test`'s host suite need none",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices");
-        return EXIT_CUDA;
-    }
+    int count = 0, rc = device_count(&count, err, err_len);
+    if (rc) return rc;
+    cudaError_t e;
     if (gpus > count) {
         snprintf(err, err_len, "--gpus %d: only %d GPU%s present; choose 1 .. %d (--ranks %d "
                  "puts %d ranks on them)", gpus, count, count == 1 ? " is" : "s are",
